@@ -1,0 +1,21 @@
+/**
+ * `npm run bench`: every benchmark, each as a ratio against peers measured in the same run.
+ * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
+ */
+import { benchDns } from './dns.ts';
+import { benchOffline } from './offline.ts';
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+const offline = await benchOffline(Number(process.env.BENCH_ADDRESSES ?? 100_000));
+console.log(`\noffline stages (normalize → scoring, DNS from a warm cache), ${fmt(offline.addresses)} mixed addresses`);
+console.log(`  mailvet pipeline              ${fmt(offline.mailvetPerSec)} addresses/s`);
+console.log(`  validator.isEmail + mailcheck ${fmt(offline.peersPerSec)} addresses/s`);
+console.log(`    validator.isEmail alone     ${fmt(offline.validatorPerSec)} addresses/s`);
+console.log(`    mailcheck.run alone         ${fmt(offline.mailcheckPerSec)} addresses/s`);
+console.log(`  ratio mailvet / peers         ${offline.ratio.toFixed(2)}× (target ≥ 2×)`);
+
+const dns = await benchDns();
+console.log(`\nDNS stage against the local DNS server, ${fmt(dns.domains)} distinct domains`);
+console.log(`  cold (every name asked upstream) ${fmt(dns.coldPerSec)} lookups/s`);
+console.log(`  warm (answered from the cache)   ${fmt(dns.warmPerSec)} lookups/s`);

@@ -1,0 +1,107 @@
+/**
+ * Configuration: parsed once at start-up from the environment by one schema (DESIGN §6).
+ * Each key is documented beside its parser; README's configuration table mirrors this file.
+ */
+import { z } from 'zod';
+
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+    .optional()
+    .transform((value) => (value === undefined || value === '' ? fallback : ['true', '1', 'yes'].includes(value)));
+
+const integer = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+/** `host[:port]` entries, comma-separated; IPv6 as `[::1]:53`. */
+const dnsServers = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0),
+  );
+
+const envSchema = z.object({
+  /** Listen port of the HTTP API and dashboard. */
+  PORT: integer(8080, 0, 65535),
+  /** Listen address. */
+  HOST: optionalText.transform((value) => value ?? '0.0.0.0'),
+  /** SQLite file and local state in embedded mode. */
+  MAILVET_DATA_DIR: optionalText.transform((value) => value ?? './data'),
+  /** PostgreSQL URL: switches the store to PostgreSQL (scale-out). */
+  DATABASE_URL: optionalText,
+  /** Redis URL: switches rate limits, caches and the queue to Redis (scale-out). */
+  REDIS_URL: optionalText,
+  /** 32 bytes as 64 hex digits; generated into the data dir in embedded mode when unset. */
+  MAILVET_SECRET_KEY: optionalText.refine((value) => value === undefined || /^[0-9a-fA-F]{64}$/.test(value), {
+    message: 'must be 64 hex digits (32 bytes)',
+  }),
+  /** JSON file of plans; built-in plans when unset. */
+  MAILVET_PLANS: optionalText,
+  /** DNS servers, comma-separated `host[:port]`; the system's resolvers when unset. */
+  MAILVET_DNS_SERVERS: dnsServers,
+  /** Probe mailboxes over SMTP. */
+  MAILVET_SMTP_PROBE: booleanFlag(true),
+  /** Port used for MX hosts. */
+  MAILVET_SMTP_PORT: integer(25, 1, 65535),
+  /** Name given in EHLO; the host name when unset. */
+  MAILVET_SMTP_HELO: optionalText,
+  /** Envelope sender of the probe; `verify@<helo>` when unset. */
+  MAILVET_SMTP_FROM: optionalText,
+  /** Allow MX addresses in private/loopback ranges (tests only). */
+  MAILVET_SMTP_ALLOW_PRIVATE: booleanFlag(false),
+  /** Connect timeout of the probe, ms. */
+  MAILVET_SMTP_CONNECT_TIMEOUT_MS: integer(5000, 1, 600_000),
+  /** Per-command timeout of the probe, ms. */
+  MAILVET_SMTP_TIMEOUT_MS: integer(10000, 1, 600_000),
+  /** Result cache lifetime, seconds (0 turns it off). */
+  MAILVET_RESULT_TTL: integer(86400, 0, 31_536_000),
+  /** Where the Mailchimp client sends requests (tests point it at the emulator). */
+  MAILVET_MAILCHIMP_BASE_URL: optionalText,
+  /** Operator file of domains never reported disposable (one per line, `#` comments). */
+  MAILVET_DISPOSABLE_ALLOW_FILE: optionalText,
+  /** Operator file of domains always reported disposable. */
+  MAILVET_DISPOSABLE_DENY_FILE: optionalText,
+  /** DNS query timeout, ms, and tries per query. */
+  MAILVET_DNS_TIMEOUT_MS: integer(2000, 1, 60_000),
+  MAILVET_DNS_TRIES: integer(2, 1, 10),
+});
+
+/** The parsed configuration. */
+export type Config = z.output<typeof envSchema>;
+
+/** A configuration problem, named by variable, for a clear start-up message. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; throws ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,201 @@
+/**
+ * The verification report: every stage's own result side by side, and the public result shape
+ * (DESIGN §1) derived from it. Scoring reads only this report.
+ */
+
+/** The SMTP verdict exposed as `checks.smtp`. */
+export type SmtpVerdict =
+  | 'deliverable'
+  | 'undeliverable'
+  | 'catch_all'
+  | 'mailbox_full'
+  | 'mailbox_disabled'
+  | 'unknown'
+  | 'skipped';
+
+/** The public status (DESIGN §1, "Status and score"). */
+export type Status =
+  | 'VALID'
+  | 'PROBABLY_VALID'
+  | 'INVALID'
+  | 'INVALID_SYNTAX'
+  | 'INVALID_DOMAIN'
+  | 'NO_MX_RECORDS'
+  | 'DISPOSABLE'
+  | 'ROLE_BASED';
+
+/** The documented `reason` codes. Add codes only with documentation. */
+export const REASONS = [
+  'syntax_invalid',
+  'domain_not_found',
+  'null_mx',
+  'no_mail_host',
+  'implicit_mx',
+  'mailbox_rejected',
+  'mailbox_disabled',
+  'multiple_risks',
+  'disposable',
+  'role_account',
+  'mailbox_confirmed',
+  'catch_all',
+  'mailbox_full',
+  'greylisted',
+  'blocked',
+  'timeout',
+  'connect_failed',
+  'tls_failed',
+  'protocol_error',
+  'probe_refused',
+  'probe_skipped',
+  'dns_error',
+] as const;
+export type Reason = (typeof REASONS)[number];
+
+/** normalize: trim, NFC, split at the last `@`, domain to ASCII (UTS-46). */
+export interface NormalizedAddress {
+  /** The address as submitted, trimmed (what the result echoes as `email`). */
+  email: string;
+  /** Local part after NFC; its case is kept (mailbox servers may be case-sensitive). */
+  localPart: string;
+  /** Domain as typed, NFC (Unicode kept); `''` when there is no `@`. */
+  rawDomain: string;
+  /** Domain in lower-case ASCII (A-labels), or the address literal lower-cased; null when IDNA failed. */
+  asciiDomain: string | null;
+  /** Domain with U-labels, for display; equals asciiDomain for ASCII domains. */
+  unicodeDomain: string | null;
+}
+
+/** Why an address failed the syntax check. */
+export type SyntaxError =
+  | 'empty'
+  | 'no_at_sign'
+  | 'no_local_part'
+  | 'no_domain'
+  | 'local_part_too_long'
+  | 'domain_too_long'
+  | 'address_too_long'
+  | 'label_too_long'
+  | 'invalid_local_part'
+  | 'invalid_domain'
+  | 'invalid_address_literal'
+  | 'idna_failed';
+
+/** syntax: RFC 5321 mailbox (+ RFC 6531 UTF-8 local parts). */
+export type SyntaxCheck =
+  | {
+      valid: true;
+      /** The local part is a quoted-string (`"john doe"@example.com`). */
+      quotedLocalPart: boolean;
+      /** The domain is an address literal (`user@[192.0.2.1]`). */
+      addressLiteral: boolean;
+      /** The local part holds non-ASCII characters (needs SMTPUTF8). */
+      internationalized: boolean;
+    }
+  | { valid: false; error: SyntaxError; message: string };
+
+/** Where a disposable verdict came from. */
+export type DisposableSource = 'list' | 'parent_domain' | 'mx_host' | 'operator_deny';
+
+/** lists: disposable, role-based, free provider. */
+export interface ListsCheck {
+  disposable: boolean;
+  disposableSource: DisposableSource | null;
+  roleBased: boolean;
+  freeProvider: boolean;
+}
+
+/** suggestions: whole corrected addresses, `[]` when none. */
+export interface SuggestionCheck {
+  suggestions: string[];
+}
+
+/** One MX record, as DNS gave it. */
+export interface MxRecord {
+  exchange: string;
+  priority: number;
+}
+
+/** DNS failures of our own lookup, never of the address. */
+export type DnsFailure = 'servfail' | 'timeout' | 'refused' | 'network';
+
+/**
+ * DNS: the mail route for the domain.
+ * - `mx`: MX records exist (sorted by preference);
+ * - `implicit_mx`: no MX but A/AAAA (RFC 5321 §5.1), mxHosts holds the domain itself;
+ * - `null_mx`: a single `MX 0 .` (RFC 7505);
+ * - `no_mail_host`: the name exists but has neither MX nor A/AAAA;
+ * - `nxdomain`: the domain does not exist;
+ * - `error`: our lookup failed (SERVFAIL, timeout): says nothing about the address.
+ */
+export type DnsCheck =
+  | { outcome: 'mx'; mxHosts: MxRecord[] }
+  | { outcome: 'implicit_mx'; mxHosts: MxRecord[] }
+  | { outcome: 'null_mx' }
+  | { outcome: 'no_mail_host' }
+  | { outcome: 'nxdomain' }
+  | { outcome: 'error'; failure: DnsFailure; retry: true };
+
+/** Why a probe could not decide (`unknown`) or was not made. */
+export type SmtpUnknownReason =
+  | 'greylisted'
+  | 'blocked'
+  | 'timeout'
+  | 'connect_failed'
+  | 'tls_failed'
+  | 'protocol_error'
+  | 'probe_refused'
+  | 'probe_skipped';
+
+/** SMTP probe result. */
+export interface SmtpCheck {
+  verdict: SmtpVerdict;
+  /** true/false once the domain's catch-all probe ran; null when not known. */
+  catchAll: boolean | null;
+  /** Set when verdict is `unknown` or `skipped`. */
+  unknownReason: SmtpUnknownReason | null;
+  /** The decisive reply, kept for support and for re-checks. */
+  reply: { code: number; enhanced: string | null; text: string } | null;
+  /** MX host that answered, when one did. */
+  mxHost: string | null;
+  /** Greylisted results are re-checked later by list jobs. */
+  retryAfterSeconds: number | null;
+}
+
+/** Every stage's result; later stages are absent when an earlier one was decisive. */
+export interface VerificationReport {
+  normalized: NormalizedAddress;
+  syntax: SyntaxCheck;
+  lists: ListsCheck | null;
+  suggestions: SuggestionCheck | null;
+  dns: DnsCheck | null;
+  smtp: SmtpCheck | null;
+  durationMs: number;
+}
+
+/** The verdict scoring derives from a report. */
+export interface Verdict {
+  status: Status;
+  score: number;
+  reason: Reason;
+}
+
+/** The public verification result (DESIGN §1). */
+export interface VerificationResult {
+  email: string;
+  checks: {
+    syntax: boolean;
+    domain_exists: boolean;
+    mx_records: boolean;
+    mailbox_exists: boolean;
+    disposable: boolean;
+    role_based: boolean;
+    suggestions: string[];
+    free_provider: boolean;
+    catch_all: boolean | null;
+    smtp: SmtpVerdict;
+  };
+  score: number;
+  status: Status;
+  reason: Reason;
+  duration_ms: number;
+}

@@ -1,0 +1,41 @@
+/**
+ * Shapes a report and its verdict into the public result of DESIGN §1. The booleans follow the
+ * "likely" reading DESIGN gives `mailbox_exists`: only what a check disproved is reported false.
+ */
+import type { SmtpVerdict, Verdict, VerificationReport, VerificationResult } from './report.ts';
+
+/** Builds the public verification result from a report and its verdict. */
+export function toVerificationResult(report: VerificationReport, verdict: Verdict): VerificationResult {
+  const { syntax, dns, smtp, lists } = report;
+  const acceptsMail = dns?.outcome === 'mx' || dns?.outcome === 'implicit_mx' || syntax.valid && syntax.addressLiteral;
+  // Our own DNS failure disproves nothing: the domain and mailbox are reported as not disproven.
+  const dnsUnknown = dns?.outcome === 'error';
+  const rejected = smtp?.verdict === 'undeliverable' || smtp?.verdict === 'mailbox_disabled';
+  return {
+    email: report.normalized.email,
+    checks: {
+      syntax: syntax.valid,
+      domain_exists: syntax.valid && (dns === null ? syntax.addressLiteral : dns.outcome !== 'nxdomain'),
+      mx_records: dns?.outcome === 'mx',
+      mailbox_exists: syntax.valid && (acceptsMail || dnsUnknown) && !rejected,
+      disposable: lists?.disposable ?? false,
+      role_based: lists?.roleBased ?? false,
+      suggestions: report.suggestions?.suggestions ?? [],
+      free_provider: lists?.freeProvider ?? false,
+      catch_all: smtp?.catchAll ?? null,
+      smtp: publicSmtpVerdict(report),
+    },
+    score: verdict.score,
+    status: verdict.status,
+    reason: verdict.reason,
+    duration_ms: Math.max(0, Math.round(report.durationMs)),
+  };
+}
+
+function publicSmtpVerdict(report: VerificationReport): SmtpVerdict {
+  const smtp = report.smtp;
+  if (smtp === null) return 'skipped';
+  // DESIGN: "a catch-all domain gives `catch_all`", even when the server said 250 for the address.
+  if (smtp.verdict === 'deliverable' && smtp.catchAll === true) return 'catch_all';
+  return smtp.verdict;
+}
