@@ -72,7 +72,8 @@ export class Verifier {
     if (lists.disposable || dns.outcome !== 'mx') return lists;
     const hosts = dns.mxHosts.map((mx) => mx.exchange);
     if (!this.#deps.lists.isDisposableMx(asciiDomain, hosts)) return lists;
-    return { ...lists, disposable: true, disposableSource: 'mx_host' };
+    // Disposable and free provider exclude each other, whichever rule found the domain.
+    return { ...lists, disposable: true, disposableSource: 'mx_host', freeProvider: false };
   }
 }
 

@@ -66,7 +66,7 @@ export interface NormalizedAddress {
 }
 
 /** Why an address failed the syntax check. */
-export type SyntaxError =
+export type SyntaxErrorCode =
   | 'empty'
   | 'no_at_sign'
   | 'no_local_part'
@@ -91,7 +91,7 @@ export type SyntaxCheck =
       /** The local part holds non-ASCII characters (needs SMTPUTF8). */
       internationalized: boolean;
     }
-  | { valid: false; error: SyntaxError; message: string };
+  | { valid: false; error: SyntaxErrorCode; message: string };
 
 /** Where a disposable verdict came from. */
 export type DisposableSource = 'list' | 'parent_domain' | 'mx_host' | 'operator_deny';
