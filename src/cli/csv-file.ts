@@ -62,11 +62,12 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
     const layout = detectLayout(first.value, options.column);
     yield layout.hasHeader ? [...first.value, ...RESULT_COLUMNS] : [...layout.syntheticHeader, ...RESULT_COLUMNS];
     const dataRows = layout.hasHeader ? iterator : prepend(first.value, iterator);
-    const verified = mapOrdered(
-      { [Symbol.asyncIterator]: () => dataRows },
-      options.concurrency,
-      async (row: string[]) => [...row, ...resultCells(await options.verify(row[layout.emailIndex] ?? ''))],
-    );
+    // Short rows are padded so the result columns stay under their headers.
+    const width = first.value.length;
+    const verified = mapOrdered({ [Symbol.asyncIterator]: () => dataRows }, options.concurrency, async (row: string[]) => {
+      const cells = row.length < width ? [...row, ...new Array<string>(width - row.length).fill('')] : row;
+      return [...cells, ...resultCells(await options.verify(row[layout.emailIndex] ?? ''))];
+    });
     for await (const row of verified) {
       rows += 1;
       options.onProgress?.({ rows, bytesRead, totalBytes });
