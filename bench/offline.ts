@@ -17,7 +17,8 @@ import { mixedCorpus } from './corpus.ts';
 /** Answers every name from memory, as a warm upstream would; the cache in front is what is measured. */
 class MemoryZone implements DnsResolver {
   async resolveMx(domain: string): Promise<DnsAnswer<MxRecord[]>> {
-    if (domain.startsWith('company1') && domain.endsWith('7.com')) return { kind: 'nxdomain', ttlSeconds: 300 };
+    if (domain.startsWith('company1') && domain.endsWith('7.com'))
+      return { kind: 'nxdomain', ttlSeconds: 300 };
     return { kind: 'ok', records: [{ exchange: `mx.${domain}`, priority: 10 }], ttlSeconds: 3600 };
   }
   async resolveA(): Promise<DnsAnswer<string[]>> {

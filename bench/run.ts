@@ -8,7 +8,9 @@ import { benchOffline } from './offline.ts';
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const offline = await benchOffline(Number(process.env.BENCH_ADDRESSES ?? 100_000));
-console.log(`\noffline stages (normalize → scoring, DNS from a warm cache), ${fmt(offline.addresses)} mixed addresses`);
+console.log(
+  `\noffline stages (normalize → scoring, DNS from a warm cache), ${fmt(offline.addresses)} mixed addresses`,
+);
 console.log(`  mailvet pipeline              ${fmt(offline.mailvetPerSec)} addresses/s`);
 console.log(`  validator.isEmail + mailcheck ${fmt(offline.peersPerSec)} addresses/s`);
 console.log(`    validator.isEmail alone     ${fmt(offline.validatorPerSec)} addresses/s`);

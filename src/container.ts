@@ -6,7 +6,7 @@ import { CachedDnsResolver } from './adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from './adapters/dns/node-resolver.ts';
 import { SystemClock } from './adapters/dns/system-clock.ts';
 import { type OperatorListWarning, readOperatorLists } from './adapters/lists/operator-lists.ts';
-import { ConfigError, type Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { createListChecker } from './verification/checks/lists.ts';
 import { SkippingProber } from './verification/checks/smtp-skipped.ts';
 import { Verifier } from './verification/pipeline.ts';

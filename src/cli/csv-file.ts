@@ -26,7 +26,15 @@ export const RESULT_COLUMNS = [
   'mailvet_catch_all',
 ] as const;
 
-const EMAIL_HEADERS = new Set(['email', 'e-mail', 'email_address', 'emailaddress', 'email address', 'mail', 'e_mail']);
+const EMAIL_HEADERS = new Set([
+  'email',
+  'e-mail',
+  'email_address',
+  'emailaddress',
+  'email address',
+  'mail',
+  'e_mail',
+]);
 
 export interface CsvVerifyOptions {
   input: string;
@@ -51,7 +59,9 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
   source.on('data', (chunk) => {
     bytesRead += chunk.length;
   });
-  const records = source.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: false }));
+  const records = source.pipe(
+    parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: false }),
+  );
   const output: Writable = options.output ? createWriteStream(options.output) : process.stdout;
 
   let rows = 0;
@@ -60,14 +70,20 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
     const first = await iterator.next();
     if (first.done) return;
     const layout = detectLayout(first.value, options.column);
-    yield layout.hasHeader ? [...first.value, ...RESULT_COLUMNS] : [...layout.syntheticHeader, ...RESULT_COLUMNS];
+    yield layout.hasHeader
+      ? [...first.value, ...RESULT_COLUMNS]
+      : [...layout.syntheticHeader, ...RESULT_COLUMNS];
     const dataRows = layout.hasHeader ? iterator : prepend(first.value, iterator);
     // Short rows are padded so the result columns stay under their headers.
     const width = first.value.length;
-    const verified = mapOrdered({ [Symbol.asyncIterator]: () => dataRows }, options.concurrency, async (row: string[]) => {
-      const cells = row.length < width ? [...row, ...new Array<string>(width - row.length).fill('')] : row;
-      return [...cells, ...resultCells(await options.verify(row[layout.emailIndex] ?? ''))];
-    });
+    const verified = mapOrdered(
+      { [Symbol.asyncIterator]: () => dataRows },
+      options.concurrency,
+      async (row: string[]) => {
+        const cells = row.length < width ? [...row, ...new Array<string>(width - row.length).fill('')] : row;
+        return [...cells, ...resultCells(await options.verify(row[layout.emailIndex] ?? ''))];
+      },
+    );
     for await (const row of verified) {
       rows += 1;
       options.onProgress?.({ rows, bytesRead, totalBytes });
@@ -75,7 +91,9 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
     }
   }
 
-  const writing = pipeline(Readable.from(verifiedRows()), stringify(), output, { end: output !== process.stdout });
+  const writing = pipeline(Readable.from(verifiedRows()), stringify(), output, {
+    end: output !== process.stdout,
+  });
   await writing.catch((error: unknown) => {
     if (error instanceof Error && 'code' in error && String(error.code).startsWith('CSV_')) {
       throw new CsvInputError(`cannot read ${options.input} as CSV: ${error.message}`);
@@ -101,7 +119,8 @@ function detectLayout(firstRow: string[], column: string | undefined): Layout {
       return { hasHeader: headerIndex >= 0, emailIndex: index, syntheticHeader };
     }
     const named = firstRow.findIndex((cell) => cell.trim().toLowerCase() === column.trim().toLowerCase());
-    if (named < 0) throw new CsvInputError(`no column named "${column}" in the header: ${firstRow.join(', ')}`);
+    if (named < 0)
+      throw new CsvInputError(`no column named "${column}" in the header: ${firstRow.join(', ')}`);
     return { hasHeader: true, emailIndex: named, syntheticHeader };
   }
   if (headerIndex >= 0) return { hasHeader: true, emailIndex: headerIndex, syntheticHeader };

@@ -5,9 +5,8 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { CsvInputError } from './csv-file.ts';
-import { UsageError } from './verify-command.ts';
 import { runServe } from './serve-command.ts';
-import { runVerify } from './verify-command.ts';
+import { runVerify, UsageError } from './verify-command.ts';
 
 const program = new Command()
   .name('mailvet')
@@ -15,10 +14,7 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-program
-  .command('serve')
-  .description('run the HTTP API and dashboard (npm start)')
-  .action(runServe);
+program.command('serve').description('run the HTTP API and dashboard (npm start)').action(runServe);
 
 program
   .command('verify')

@@ -57,7 +57,10 @@ async function verifyFile(
   // A progress bar only where a person watches; never mixed into a CSV on standard output.
   const bar =
     process.stderr.isTTY && options.out !== undefined
-      ? new SingleBar({ format: 'verifying [{bar}] {percentage}% | {rows} rows | {eta_formatted} left', stream: process.stderr })
+      ? new SingleBar({
+          format: 'verifying [{bar}] {percentage}% | {rows} rows | {eta_formatted} left',
+          stream: process.stderr,
+        })
       : null;
   bar?.start(100, 0, { rows: 0 });
   const started = Date.now();

@@ -42,13 +42,27 @@ export class Verifier {
     const syntax = checkSyntax(normalized);
     const asciiDomain = normalized.asciiDomain;
     if (!syntax.valid || asciiDomain === null) {
-      return finish(this.#deps.clock, started, { normalized, syntax, lists: null, suggestions: null, dns: null, smtp: null });
+      return finish(this.#deps.clock, started, {
+        normalized,
+        syntax,
+        lists: null,
+        suggestions: null,
+        dns: null,
+        smtp: null,
+      });
     }
 
     let lists = this.#deps.lists.check(normalized.localPart, asciiDomain);
     if (syntax.addressLiteral) {
       // A literal names a host directly: no DNS, and it is never probed (an SSRF guard).
-      return finish(this.#deps.clock, started, { normalized, syntax, lists, suggestions: null, dns: null, smtp: null });
+      return finish(this.#deps.clock, started, {
+        normalized,
+        syntax,
+        lists,
+        suggestions: null,
+        dns: null,
+        smtp: null,
+      });
     }
     const suggestions = checkSuggestions(normalized.localPart, asciiDomain);
     const dns = await checkDns(asciiDomain, this.#deps.dns);

@@ -7,7 +7,8 @@ import type { SmtpVerdict, Verdict, VerificationReport, VerificationResult } fro
 /** Builds the public verification result from a report and its verdict. */
 export function toVerificationResult(report: VerificationReport, verdict: Verdict): VerificationResult {
   const { syntax, dns, smtp, lists } = report;
-  const acceptsMail = dns?.outcome === 'mx' || dns?.outcome === 'implicit_mx' || syntax.valid && syntax.addressLiteral;
+  const acceptsMail =
+    dns?.outcome === 'mx' || dns?.outcome === 'implicit_mx' || (syntax.valid && syntax.addressLiteral);
   // Our own DNS failure disproves nothing: the domain and mailbox are reported as not disproven.
   const dnsUnknown = dns?.outcome === 'error';
   const rejected = smtp?.verdict === 'undeliverable' || smtp?.verdict === 'mailbox_disabled';

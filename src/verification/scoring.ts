@@ -56,12 +56,14 @@ export function scoreReport(report: VerificationReport): Verdict {
 
 function firstMatchingRule(report: VerificationReport): Rule {
   const { syntax, dns, smtp, lists } = report;
-  if (!syntax.valid) return { status: 'INVALID_SYNTAX', score: BASE_SCORES.syntaxInvalid, reason: 'syntax_invalid' };
+  if (!syntax.valid)
+    return { status: 'INVALID_SYNTAX', score: BASE_SCORES.syntaxInvalid, reason: 'syntax_invalid' };
 
   if (dns?.outcome === 'nxdomain') {
     return { status: 'INVALID_DOMAIN', score: BASE_SCORES.domainNotFound, reason: 'domain_not_found' };
   }
-  if (dns?.outcome === 'null_mx') return { status: 'NO_MX_RECORDS', score: BASE_SCORES.noMailHost, reason: 'null_mx' };
+  if (dns?.outcome === 'null_mx')
+    return { status: 'NO_MX_RECORDS', score: BASE_SCORES.noMailHost, reason: 'null_mx' };
   if (dns?.outcome === 'no_mail_host') {
     return { status: 'NO_MX_RECORDS', score: BASE_SCORES.noMailHost, reason: 'no_mail_host' };
   }
@@ -87,13 +89,15 @@ function firstMatchingRule(report: VerificationReport): Rule {
   if (roleBased) return { status: 'ROLE_BASED', score: BASE_SCORES.roleBased, reason: 'role_account' };
 
   if (smtp?.verdict === 'deliverable' && smtp.catchAll !== true) {
-    const score = smtp.catchAll === false ? BASE_SCORES.confirmedNotCatchAll : BASE_SCORES.confirmedCatchAllUnknown;
+    const score =
+      smtp.catchAll === false ? BASE_SCORES.confirmedNotCatchAll : BASE_SCORES.confirmedCatchAllUnknown;
     return { status: 'VALID', score, reason: 'mailbox_confirmed' };
   }
   if (smtp?.verdict === 'catch_all' || (smtp?.verdict === 'deliverable' && smtp.catchAll === true)) {
     return { status: 'PROBABLY_VALID', score: BASE_SCORES.catchAll, reason: 'catch_all' };
   }
-  if (mailboxFull) return { status: 'PROBABLY_VALID', score: BASE_SCORES.mailboxFull, reason: 'mailbox_full' };
+  if (mailboxFull)
+    return { status: 'PROBABLY_VALID', score: BASE_SCORES.mailboxFull, reason: 'mailbox_full' };
   if (smtp?.verdict === 'unknown' && smtp.unknownReason !== null && smtp.unknownReason !== 'probe_skipped') {
     return {
       status: 'PROBABLY_VALID',
@@ -101,7 +105,8 @@ function firstMatchingRule(report: VerificationReport): Rule {
       reason: INCONCLUSIVE_REASONS[smtp.unknownReason],
     };
   }
-  if (dns?.outcome === 'error') return { status: 'PROBABLY_VALID', score: BASE_SCORES.dnsError, reason: 'dns_error' };
+  if (dns?.outcome === 'error')
+    return { status: 'PROBABLY_VALID', score: BASE_SCORES.dnsError, reason: 'dns_error' };
   // Probe skipped by configuration (or an unknown verdict without a reason): the route exists.
   return { status: 'PROBABLY_VALID', score: BASE_SCORES.probeSkipped, reason: 'probe_skipped' };
 }

@@ -13,7 +13,12 @@ import type {
 } from '../../src/verification/report.ts';
 
 const MX: DnsCheck = { outcome: 'mx', mxHosts: [{ exchange: 'mx.example.com', priority: 10 }] };
-const NO_LISTS: ListsCheck = { disposable: false, disposableSource: null, roleBased: false, freeProvider: false };
+const NO_LISTS: ListsCheck = {
+  disposable: false,
+  disposableSource: null,
+  roleBased: false,
+  freeProvider: false,
+};
 
 /** An SMTP result with the given verdict. */
 export function smtp(

@@ -12,7 +12,14 @@ const resultOf = (change: ReportChange = {}) => {
 describe('toVerificationResult', () => {
   it('has every field of DESIGN §1, always', () => {
     const result = resultOf();
-    assert.deepEqual(Object.keys(result).sort(), ['checks', 'duration_ms', 'email', 'reason', 'score', 'status']);
+    assert.deepEqual(Object.keys(result).sort(), [
+      'checks',
+      'duration_ms',
+      'email',
+      'reason',
+      'score',
+      'status',
+    ]);
     assert.deepEqual(Object.keys(result.checks).sort(), [
       'catch_all',
       'disposable',
@@ -41,13 +48,21 @@ describe('toVerificationResult', () => {
   });
 
   it('an undecided probe at a domain that accepts mail means "likely exists"', () => {
-    for (const probe of [smtp('catch_all', true), smtp('unknown', null, 'greylisted'), smtp('skipped', null, 'probe_skipped')]) {
+    for (const probe of [
+      smtp('catch_all', true),
+      smtp('unknown', null, 'greylisted'),
+      smtp('skipped', null, 'probe_skipped'),
+    ]) {
       assert.equal(resultOf({ smtp: probe }).checks.mailbox_exists, true);
     }
   });
 
   it('a domain that cannot receive mail has no mailbox', () => {
-    for (const dns of [{ outcome: 'nxdomain' }, { outcome: 'null_mx' }, { outcome: 'no_mail_host' }] as const) {
+    for (const dns of [
+      { outcome: 'nxdomain' },
+      { outcome: 'null_mx' },
+      { outcome: 'no_mail_host' },
+    ] as const) {
       const { checks } = resultOf({ dns, smtp: null });
       assert.equal(checks.mailbox_exists, false);
       assert.equal(checks.mx_records, false);
@@ -58,7 +73,10 @@ describe('toVerificationResult', () => {
   });
 
   it('our DNS failure disproves nothing', () => {
-    const { checks, status } = resultOf({ dns: { outcome: 'error', failure: 'timeout', retry: true }, smtp: null });
+    const { checks, status } = resultOf({
+      dns: { outcome: 'error', failure: 'timeout', retry: true },
+      smtp: null,
+    });
     assert.equal(checks.domain_exists, true);
     assert.equal(checks.mailbox_exists, true);
     assert.equal(status, 'PROBABLY_VALID');
@@ -69,7 +87,11 @@ describe('toVerificationResult', () => {
   });
 
   it('invalid syntax: every check false, nothing claimed', () => {
-    const result = resultOf({ syntax: { valid: false, error: 'no_at_sign', message: 'x' }, dns: null, smtp: null });
+    const result = resultOf({
+      syntax: { valid: false, error: 'no_at_sign', message: 'x' },
+      dns: null,
+      smtp: null,
+    });
     assert.equal(result.checks.syntax, false);
     assert.equal(result.checks.domain_exists, false);
     assert.equal(result.checks.mailbox_exists, false);
