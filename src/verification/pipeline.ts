@@ -96,5 +96,8 @@ function finish(
   started: number,
   stages: Omit<VerificationReport, 'durationMs'>,
 ): VerificationReport {
-  return { ...stages, durationMs: clock.now() - started };
+  // Filled in place rather than spread: this runs once per address on the hot path.
+  const report = stages as VerificationReport;
+  report.durationMs = clock.now() - started;
+  return report;
 }
