@@ -111,6 +111,22 @@ describe('mailvet verify ADDRESS', () => {
     assert.match(concurrency.stderr, /--concurrency/);
   });
 
+  it('reads the operator deny and allow files named in the environment', async () => {
+    const deny = join(scratch, 'deny.txt');
+    const allow = join(scratch, 'allow.txt');
+    await writeFile(deny, '# our own list\nmulti-mx.test\n');
+    await writeFile(allow, 'mailinator.com\n');
+    const env = { MAILVET_DISPOSABLE_DENY_FILE: deny, MAILVET_DISPOSABLE_ALLOW_FILE: allow };
+    const run = await mailvet(['verify', 'jane@multi-mx.test', 'jane@mailinator.com', '--json'], env);
+    assert.equal(run.code, 0, run.stderr);
+    const [denied, allowed] = JSON.parse(run.stdout) as VerificationResult[];
+    assert.equal(denied?.status, 'DISPOSABLE');
+    assert.equal(allowed?.checks.disposable, false);
+    const missing = await mailvet(['verify', 'a@b.test'], { MAILVET_DISPOSABLE_DENY_FILE: join(scratch, 'nope.txt') });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /nope\.txt/);
+  });
+
   it('a bad configuration value stops with the variable named', async () => {
     const run = await mailvet(['verify', 'a@b.test'], { MAILVET_DNS_TIMEOUT_MS: 'soon' });
     assert.equal(run.code, 2);
