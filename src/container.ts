@@ -48,3 +48,53 @@ function formatWarning(warning: OperatorListWarning): string {
   const where = warning.line === null ? warning.file : `${warning.file}:${warning.line}`;
   return `operator list ${where}: ${warning.message}`;
 }
+
+/** Everything the API process runs on, wired from configuration. */
+export interface Services {
+  config: Config;
+  verifier: Verifier;
+  store: Store;
+  service: VerificationService;
+  rateLimiter: RateLimiter;
+  plans: Readonly<Record<string, Plan>>;
+  /** Closes the store (and, later, Redis connections). */
+  close(): Promise<void>;
+}
+
+/** Builds the API's services: store (migrated), plans, rate limiter, result cache, verifier. */
+export async function createServices(config: Config, warn?: (message: string) => void): Promise<Services> {
+  const plans = await loadPlans(config);
+  const verifier = await createVerifier(config, warn);
+  const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+  const service = new VerificationService({
+    verifier,
+    usage: store,
+    cache: new MemoryResultCache(),
+    resultTtlSeconds: config.MAILVET_RESULT_TTL,
+  });
+  return {
+    config,
+    verifier,
+    store,
+    service,
+    rateLimiter: new MemoryRateLimiter(new SystemClock()),
+    plans,
+    close: () => store.close(),
+  };
+}
+
+/** The plans: MAILVET_PLANS when set, else the built-in ones. */
+export async function loadPlans(config: Config): Promise<Readonly<Record<string, Plan>>> {
+  if (config.MAILVET_PLANS === undefined) return BUILT_IN_PLANS;
+  let text: string;
+  try {
+    text = await readFile(config.MAILVET_PLANS, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`MAILVET_PLANS: cannot read ${config.MAILVET_PLANS}: ${(error as Error).message}`]);
+  }
+  try {
+    return parsePlans(text);
+  } catch (error) {
+    throw new ConfigError([`MAILVET_PLANS: ${config.MAILVET_PLANS}: ${(error as Error).message}`]);
+  }
+}

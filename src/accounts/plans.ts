@@ -1,0 +1,81 @@
+/**
+ * Plans: monthly verification and bulk-request quotas and a per-second rate (DESIGN §1). Built-in
+ * plans can be replaced by a JSON file (MAILVET_PLANS); a key may override its plan's figures.
+ */
+import { z } from 'zod';
+
+/** A plan's figures. */
+export interface Plan {
+  name: string;
+  monthlyVerifications: number;
+  monthlyBulkRequests: number;
+  ratePerSecond: number;
+}
+
+/** The built-in plans (DESIGN §1). */
+export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
+  free: { name: 'free', monthlyVerifications: 1_000, monthlyBulkRequests: 10, ratePerSecond: 5 },
+  starter: { name: 'starter', monthlyVerifications: 25_000, monthlyBulkRequests: 500, ratePerSecond: 20 },
+  pro: { name: 'pro', monthlyVerifications: 250_000, monthlyBulkRequests: 10_000, ratePerSecond: 50 },
+});
+
+/** The plan a key made without one is on. */
+export const DEFAULT_PLAN = 'free';
+
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** The MAILVET_PLANS file: `{"name": {"monthly_verifications", "monthly_bulk_requests", "rate_limit_per_second"}}`. */
+export const plansFileSchema = z
+  .record(
+    z.string().regex(/^[a-z0-9_-]{1,40}$/, 'plan names are 1-40 of a-z 0-9 _ -'),
+    z.object({
+      monthly_verifications: count,
+      monthly_bulk_requests: count,
+      rate_limit_per_second: z.number().int().min(1).max(100_000),
+    }),
+  )
+  .refine((plans) => Object.keys(plans).length > 0, 'at least one plan')
+  .refine((plans) => DEFAULT_PLAN in plans, `a "${DEFAULT_PLAN}" plan (keys made without a plan use it)`);
+
+/** Parses a plans file's JSON text; throws an Error naming what is wrong. */
+export function parsePlans(text: string): Record<string, Plan> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`);
+  }
+  const parsed = plansFileSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
+  }
+  return Object.fromEntries(
+    Object.entries(parsed.data).map(([name, plan]) => [
+      name,
+      {
+        name,
+        monthlyVerifications: plan.monthly_verifications,
+        monthlyBulkRequests: plan.monthly_bulk_requests,
+        ratePerSecond: plan.rate_limit_per_second,
+      },
+    ]),
+  );
+}
+
+/** Per-key overrides of a plan's figures; null keeps the plan's. */
+export interface PlanOverrides {
+  monthlyQuota: number | null;
+  bulkQuota: number | null;
+  rateLimit: number | null;
+}
+
+/** The figures that apply to a key: its plan's, with its overrides. Unknown plans fall back to free. */
+export function effectiveLimits(plans: Readonly<Record<string, Plan>>, planName: string, overrides: PlanOverrides): Plan {
+  const plan = plans[planName] ?? plans[DEFAULT_PLAN] ?? BUILT_IN_PLANS.free!;
+  return {
+    name: plan.name,
+    monthlyVerifications: overrides.monthlyQuota ?? plan.monthlyVerifications,
+    monthlyBulkRequests: overrides.bulkQuota ?? plan.monthlyBulkRequests,
+    ratePerSecond: overrides.rateLimit ?? plan.ratePerSecond,
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The API's verification service: deduplicates, charges the monthly quota exactly (atomic
+ * conditional updates in the store), answers from the result cache, runs the pipeline, and gives
+ * back the units of results our own DNS failure spoiled. No HTTP here: routes call it.
+ */
+import type { Plan } from '../accounts/plans.ts';
+import type { UsageStore } from '../accounts/store.ts';
+import { normalizeAddress } from '../verification/checks/normalize.ts';
+import type { Verifier } from '../verification/pipeline.ts';
+import type { VerificationResult } from '../verification/report.ts';
+import { monthOf, nextMonthStart } from './months.ts';
+import type { ResultCache } from './ports.ts';
+
+/** The authenticated key a request acts for, with the figures that apply to it. */
+export interface Caller {
+  keyId: string;
+  limits: Plan;
+}
+
+/** The monthly quota after a request (the `X-Quota-*` headers). */
+export interface QuotaState {
+  limit: number;
+  remaining: number;
+  /** ISO-8601 UTC instant of the next month's start. */
+  resetAt: string;
+  /** Whole seconds until then (`Retry-After` when the quota is used up). */
+  resetSeconds: number;
+}
+
+export type VerifyOutcome =
+  | { kind: 'ok'; result: VerificationResult; quota: QuotaState }
+  | { kind: 'quota_exceeded'; quota: QuotaState };
+
+export type BulkOutcome =
+  | { kind: 'ok'; results: VerificationResult[]; unprocessed: string[]; quota: QuotaState }
+  | { kind: 'quota_exceeded'; quota: QuotaState }
+  | { kind: 'bulk_quota_exceeded'; quota: QuotaState };
+
+export interface VerificationServiceDeps {
+  verifier: Pick<Verifier, 'verify'>;
+  usage: UsageStore;
+  cache: ResultCache;
+  /** MAILVET_RESULT_TTL; 0 turns the cache off. */
+  resultTtlSeconds: number;
+  /** Wall-clock time, for the calendar month. */
+  now?: () => Date;
+}
+
+/** Verifies for API callers, charging their quota. */
+export class VerificationService {
+  readonly #deps: VerificationServiceDeps;
+  readonly #now: () => Date;
+
+  constructor(deps: VerificationServiceDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /** One address: charges one unit, or refuses with quota_exceeded when none is left. */
+  async verifyOne(caller: Caller, email: string): Promise<VerifyOutcome> {
+    const now = this.#now();
+    const month = monthOf(now);
+    const limit = caller.limits.monthlyVerifications;
+    const charge = await this.#deps.usage.chargeVerifications(caller.keyId, month, 1, limit);
+    if (charge.granted === 0) return { kind: 'quota_exceeded', quota: quotaState(limit, charge.used, now) };
+    const result = await this.#verifyCached(addressKey(email), email);
+    let used = charge.used;
+    if (result.reason === 'dns_error') {
+      await this.#deps.usage.refundVerifications(caller.keyId, month, 1);
+      used -= 1;
+    }
+    return { kind: 'ok', result, quota: quotaState(limit, used, now) };
+  }
+
+  /**
+   * Up to 100 addresses: one bulk unit, one verification unit per unique normalized address.
+   * When fewer units remain than needed, the first unique addresses that fit are processed and
+   * every other entry is listed in `unprocessed`, in order.
+   */
+  async verifyBulk(caller: Caller, emails: readonly string[]): Promise<BulkOutcome> {
+    const now = this.#now();
+    const month = monthOf(now);
+    const { keyId, limits } = caller;
+    const keys = emails.map(addressKey);
+    const unique = [...new Set(keys)];
+
+    const bulk = await this.#deps.usage.chargeBulkRequest(keyId, month, limits.monthlyBulkRequests);
+    if (!bulk.granted) {
+      const usage = await this.#deps.usage.usage(keyId, month);
+      return { kind: 'bulk_quota_exceeded', quota: quotaState(limits.monthlyVerifications, usage.verifications, now) };
+    }
+    const charge = await this.#deps.usage.chargeVerifications(keyId, month, unique.length, limits.monthlyVerifications);
+    if (charge.granted === 0) {
+      // Nothing will be done: the bulk unit is not spent on a refused request.
+      await this.#deps.usage.refundBulkRequest(keyId, month);
+      return { kind: 'quota_exceeded', quota: quotaState(limits.monthlyVerifications, charge.used, now) };
+    }
+
+    const processed = new Map<string, Promise<VerificationResult>>();
+    for (const key of unique.slice(0, charge.granted)) {
+      const first = emails[keys.indexOf(key)]!;
+      processed.set(key, this.#verifyCached(key, first));
+    }
+    const verified = new Map<string, VerificationResult>();
+    for (const [key, pending] of processed) verified.set(key, await pending);
+
+    const spoiled = [...verified.values()].filter((result) => result.reason === 'dns_error').length;
+    if (spoiled > 0) await this.#deps.usage.refundVerifications(keyId, month, spoiled);
+
+    const results: VerificationResult[] = [];
+    const unprocessed: string[] = [];
+    emails.forEach((email, i) => {
+      const result = verified.get(keys[i]!);
+      if (result === undefined) unprocessed.push(email);
+      else results.push(result.email === email.trim() ? result : { ...result, email: email.trim() });
+    });
+    const quota = quotaState(limits.monthlyVerifications, charge.used - spoiled, now);
+    return { kind: 'ok', results, unprocessed, quota };
+  }
+
+  /** The key's quota as it stands, without charging (for responses that charge nothing). */
+  async quotaState(caller: Caller): Promise<QuotaState> {
+    const now = this.#now();
+    const usage = await this.#deps.usage.usage(caller.keyId, monthOf(now));
+    return quotaState(caller.limits.monthlyVerifications, usage.verifications, now);
+  }
+
+  async #verifyCached(key: string, email: string): Promise<VerificationResult> {
+    const ttl = this.#deps.resultTtlSeconds;
+    if (ttl > 0) {
+      const cached = await this.#deps.cache.get(key);
+      if (cached !== undefined) return cached.email === email.trim() ? cached : { ...cached, email: email.trim() };
+    }
+    const result = await this.#deps.verifier.verify(email);
+    // Our own DNS trouble is not a fact about the address: never remembered.
+    if (ttl > 0 && result.reason !== 'dns_error') await this.#deps.cache.set(key, result, ttl);
+    return result;
+  }
+}
+
+/**
+ * The identity of an address for deduplication and caching: NFC local part (case kept, as mailbox
+ * servers may be case-sensitive) and the ASCII, lower-cased domain.
+ */
+export function addressKey(email: string): string {
+  const normalized = normalizeAddress(email);
+  return `${normalized.localPart}@${normalized.asciiDomain ?? normalized.rawDomain}`;
+}
+
+function quotaState(limit: number, used: number, now: Date): QuotaState {
+  const reset = nextMonthStart(now);
+  return {
+    limit,
+    remaining: Math.max(0, limit - used),
+    resetAt: reset.toISOString(),
+    resetSeconds: Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000)),
+  };
+}
