@@ -75,6 +75,8 @@ const envSchema = z.object({
   MAILVET_SMTP_CONNECT_TIMEOUT_MS: integer(5000, 1, 600_000),
   /** Per-command timeout of the probe, ms. */
   MAILVET_SMTP_TIMEOUT_MS: integer(10000, 1, 600_000),
+  /** The most one mailbox probe may take, whatever the server does, ms. */
+  MAILVET_SMTP_PROBE_TIMEOUT_MS: integer(15000, 1, 600_000),
   /** Result cache lifetime, seconds (0 turns it off). */
   MAILVET_RESULT_TTL: integer(86400, 0, 31_536_000),
   /** Where the Mailchimp client sends requests (tests point it at the emulator). */

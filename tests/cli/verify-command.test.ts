@@ -26,7 +26,7 @@ function mailvet(args: string[], env: Record<string, string> = {}): Promise<Run>
       process.execPath,
       [BIN, ...args],
       {
-        env: { ...process.env, MAILVET_DNS_SERVERS: world.servers, MAILVET_DNS_TIMEOUT_MS: '300', ...env },
+        env: { ...process.env, MAILVET_DNS_SERVERS: world.servers, MAILVET_DNS_TIMEOUT_MS: '300', MAILVET_SMTP_PROBE: 'false', ...env },
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => {

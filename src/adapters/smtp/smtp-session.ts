@@ -1,0 +1,170 @@
+/**
+ * An SMTP probe session with one MX host: banner, EHLO (HELO fallback), STARTTLS when offered,
+ * then transactions of MAIL FROM + RCPT TO... + RSET. Never DATA.
+ */
+import { classifyRcptReply, classifySessionReply } from '../../verification/checks/smtp/classify.ts';
+import type { RcptVerdict, SmtpReply } from '../../verification/checks/smtp/reply.ts';
+import type { SmtpUnknownReason } from '../../verification/report.ts';
+import { type SmtpFailure, SmtpConnection } from './smtp-connection.ts';
+
+/** Who the probe says it is. */
+export interface ProbeIdentity {
+  helo: string;
+  from: string;
+}
+
+export interface SessionTarget {
+  ip: string;
+  /** The MX host name, for TLS SNI. */
+  hostname: string;
+  port: number;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+}
+
+/** A session could not be opened or continued: why, and the reply that said so. */
+export interface SessionFailure {
+  reason: SmtpUnknownReason;
+  reply: SmtpReply | null;
+  /** True when the host could not be reached at all: the next MX host is worth a try. */
+  unreachable: boolean;
+}
+
+/** One RCPT's outcome with the reply that decided it. */
+export interface RcptOutcome {
+  verdict: RcptVerdict;
+  reply: SmtpReply | null;
+}
+
+const FAILURE_REASONS: Record<SmtpFailure, SmtpUnknownReason> = {
+  connect_failed: 'connect_failed',
+  timeout: 'timeout',
+  protocol_error: 'protocol_error',
+  tls_failed: 'tls_failed',
+  closed: 'protocol_error',
+};
+
+/** An open, greeted session. */
+export class SmtpSession {
+  readonly #connection: SmtpConnection;
+  readonly #identity: ProbeIdentity;
+  readonly smtpUtf8: boolean;
+  readonly pipelining: boolean;
+  #inTransaction = false;
+
+  private constructor(connection: SmtpConnection, identity: ProbeIdentity, extensions: Set<string>) {
+    this.#connection = connection;
+    this.#identity = identity;
+    this.smtpUtf8 = extensions.has('SMTPUTF8');
+    this.pipelining = extensions.has('PIPELINING');
+  }
+
+  /** Whether STARTTLS was used and the certificate verified. */
+  get tls(): { used: boolean; authorized: boolean } {
+    return this.#connection.tls;
+  }
+
+  /** Connects, reads the banner, greets, and upgrades to TLS when offered. */
+  static async open(target: SessionTarget, identity: ProbeIdentity): Promise<SmtpSession | SessionFailure> {
+    const opened = await SmtpConnection.open(target);
+    if (!opened.ok) {
+      return { reason: FAILURE_REASONS[opened.failure], reply: null, unreachable: opened.failure !== 'protocol_error' };
+    }
+    const { connection, banner } = opened.value;
+    const bannerVerdict = classifySessionReply('banner', banner);
+    if (bannerVerdict.kind === 'unknown') {
+      connection.close();
+      return { reason: bannerVerdict.reason, reply: banner, unreachable: false };
+    }
+    let greeting = await greet(connection, identity.helo);
+    if ('reason' in greeting) return closeWith(connection, greeting);
+    if (greeting.extensions.has('STARTTLS')) {
+      const starttls = await connection.command('STARTTLS');
+      if (starttls.ok && starttls.value.code === 220) {
+        const upgraded = await connection.startTls(target.hostname);
+        if (!upgraded.ok) return closeWith(connection, { reason: 'tls_failed', reply: null, unreachable: false });
+        greeting = await greet(connection, identity.helo);
+        if ('reason' in greeting) return closeWith(connection, greeting);
+      }
+    }
+    return new SmtpSession(connection, identity, greeting.extensions);
+  }
+
+  /** Starts a transaction (RSET first when one is open); a refusal ends the session's use. */
+  async mailFrom(internationalized: boolean): Promise<SessionFailure | null> {
+    if (this.#inTransaction) {
+      const reset = await this.#connection.command('RSET');
+      if (!reset.ok || reset.value.code !== 250) return failure(reset);
+    }
+    const utf8 = internationalized && this.smtpUtf8 ? ' SMTPUTF8' : '';
+    const reply = await this.#connection.command(`MAIL FROM:<${this.#identity.from}>${utf8}`);
+    if (!reply.ok) return failure(reply);
+    const verdict = classifySessionReply('mail_from', reply.value);
+    if (verdict.kind === 'unknown') return { reason: verdict.reason, reply: reply.value, unreachable: false };
+    this.#inTransaction = true;
+    return null;
+  }
+
+  /** Asks about one recipient. A dropped connection is an unknown verdict with its reason. */
+  async rcptTo(address: string): Promise<RcptOutcome> {
+    const reply = await this.#connection.command(`RCPT TO:<${address}>`);
+    if (!reply.ok) return { verdict: { kind: 'unknown', reason: FAILURE_REASONS[reply.failure] }, reply: null };
+    return { verdict: classifyRcptReply(reply.value), reply: reply.value };
+  }
+
+  /** Asks about several recipients in one transaction, pipelined when the server allows it. */
+  async rcptToMany(addresses: readonly string[]): Promise<RcptOutcome[]> {
+    if (!this.pipelining) {
+      const outcomes: RcptOutcome[] = [];
+      for (const address of addresses) outcomes.push(await this.rcptTo(address));
+      return outcomes;
+    }
+    const replies = await this.#connection.pipeline(addresses.map((address) => `RCPT TO:<${address}>`));
+    return replies.map((reply) =>
+      reply.ok
+        ? { verdict: classifyRcptReply(reply.value), reply: reply.value }
+        : { verdict: { kind: 'unknown', reason: FAILURE_REASONS[reply.failure] }, reply: null },
+    );
+  }
+
+  /** Ends politely. */
+  async quit(): Promise<void> {
+    await this.#connection.quit();
+  }
+
+  /** Ends at once (after a failure). */
+  close(): void {
+    this.#connection.close();
+  }
+}
+
+async function greet(
+  connection: SmtpConnection,
+  helo: string,
+): Promise<{ extensions: Set<string> } | SessionFailure> {
+  const ehlo = await connection.command(`EHLO ${helo}`);
+  if (!ehlo.ok) return failure(ehlo);
+  if (ehlo.value.code === 250) return { extensions: extensionsOf(ehlo.value) };
+  // RFC 5321 §4.1.1.1: a server that does not know EHLO may still take HELO.
+  const heloReply = await connection.command(`HELO ${helo}`);
+  if (!heloReply.ok) return failure(heloReply);
+  const verdict = classifySessionReply('helo', heloReply.value);
+  if (verdict.kind === 'unknown') return { reason: verdict.reason, reply: heloReply.value, unreachable: false };
+  return { extensions: new Set() };
+}
+
+function extensionsOf(reply: SmtpReply): Set<string> {
+  // The first line is the greeting; each further line names an extension and its parameters.
+  const lines = reply.text.split('\n').slice(1);
+  return new Set(lines.map((line) => (line.trim().split(/\s+/)[0] ?? '').toUpperCase()));
+}
+
+function failure(result: { ok: true; value: SmtpReply } | { ok: false; failure: SmtpFailure }): SessionFailure {
+  if (result.ok) return { reason: 'protocol_error', reply: result.value, unreachable: false };
+  return { reason: FAILURE_REASONS[result.failure], reply: null, unreachable: false };
+}
+
+function closeWith(connection: SmtpConnection, failed: SessionFailure): SessionFailure {
+  connection.close();
+  return failed;
+}
