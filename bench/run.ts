@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each as a ratio against peers measured in the same run.
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
  */
+import { benchApi, printApiFigures } from './api.ts';
 import { benchDns } from './dns.ts';
 import { benchOffline } from './offline.ts';
 
@@ -21,3 +22,6 @@ const dns = await benchDns();
 console.log(`\nDNS stage against the local DNS server, ${fmt(dns.domains)} distinct domains`);
 console.log(`  cold (every name asked upstream) ${fmt(dns.coldPerSec)} lookups/s`);
 console.log(`  warm (answered from the cache)   ${fmt(dns.warmPerSec)} lookups/s`);
+
+// Last: about a minute of load (servers in child processes, autocannon here).
+printApiFigures(await benchApi({ durationSec: Number(process.env.BENCH_API_SECONDS ?? 10) }));

@@ -2,14 +2,26 @@
  * The composition root: the one place that picks adapters from configuration and wires them into
  * the verification core.
  */
+
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { BUILT_IN_PLANS, type Plan, parsePlans } from './accounts/plans.ts';
+import type { Store } from './accounts/store.ts';
+import { MemoryResultCache } from './adapters/cache/memory-result-cache.ts';
 import { CachedDnsResolver } from './adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from './adapters/dns/node-resolver.ts';
 import { SystemClock } from './adapters/dns/system-clock.ts';
 import { type OperatorListWarning, readOperatorLists } from './adapters/lists/operator-lists.ts';
+import { MemoryRateLimiter } from './adapters/ratelimit/memory-rate-limiter.ts';
+import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
+import { openStore } from './adapters/store/open-store.ts';
 import { type Config, ConfigError } from './config.ts';
+import type { RateLimiter } from './service/ports.ts';
+import { VerificationService } from './service/verification-service.ts';
 import { createListChecker } from './verification/checks/lists.ts';
 import { SkippingProber } from './verification/checks/smtp-skipped.ts';
 import { Verifier } from './verification/pipeline.ts';
+import type { Clock, DnsResolver, MailboxProber } from './verification/ports.ts';
 
 /** Builds the verifier for this configuration. Operator list problems are written to `warn`. */
 export async function createVerifier(
@@ -35,10 +47,10 @@ export async function createVerifier(
   const unreadable = operator.warnings.filter((warning) => warning.problem === 'unreadable');
   if (unreadable.length > 0) throw new ConfigError(unreadable.map(formatWarning));
   for (const warning of operator.warnings) warn(formatWarning(warning));
+  const dns = new CachedDnsResolver(resolver, clock);
   return new Verifier({
-    dns: new CachedDnsResolver(resolver, clock),
-    // The SMTP probe lands with its own issue; until then no result claims a probe it did not make.
-    prober: new SkippingProber(),
+    dns,
+    prober: createProber(config, dns, clock),
     lists: createListChecker({ allowDomains: operator.allowDomains, denyDomains: operator.denyDomains }),
     clock,
   });
@@ -90,11 +102,27 @@ export async function loadPlans(config: Config): Promise<Readonly<Record<string,
   try {
     text = await readFile(config.MAILVET_PLANS, 'utf8');
   } catch (error) {
-    throw new ConfigError([`MAILVET_PLANS: cannot read ${config.MAILVET_PLANS}: ${(error as Error).message}`]);
+    throw new ConfigError([
+      `MAILVET_PLANS: cannot read ${config.MAILVET_PLANS}: ${(error as Error).message}`,
+    ]);
   }
   try {
     return parsePlans(text);
   } catch (error) {
     throw new ConfigError([`MAILVET_PLANS: ${config.MAILVET_PLANS}: ${(error as Error).message}`]);
   }
+}
+
+/** The SMTP stage: the real prober, or one that skips when MAILVET_SMTP_PROBE=false. */
+export function createProber(config: Config, dns: DnsResolver, clock: Clock): MailboxProber {
+  if (!config.MAILVET_SMTP_PROBE) return new SkippingProber();
+  const helo = config.MAILVET_SMTP_HELO ?? hostname();
+  return new SmtpProber(dns, clock, {
+    port: config.MAILVET_SMTP_PORT,
+    identity: { helo, from: config.MAILVET_SMTP_FROM ?? `verify@${helo}` },
+    allowPrivate: config.MAILVET_SMTP_ALLOW_PRIVATE,
+    connectTimeoutMs: config.MAILVET_SMTP_CONNECT_TIMEOUT_MS,
+    commandTimeoutMs: config.MAILVET_SMTP_TIMEOUT_MS,
+    probeTimeoutMs: config.MAILVET_SMTP_PROBE_TIMEOUT_MS,
+  });
 }

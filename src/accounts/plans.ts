@@ -47,7 +47,9 @@ export function parsePlans(text: string): Record<string, Plan> {
   }
   const parsed = plansFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new Error(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
+    throw new Error(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '),
+    );
   }
   return Object.fromEntries(
     Object.entries(parsed.data).map(([name, plan]) => [
@@ -70,7 +72,11 @@ export interface PlanOverrides {
 }
 
 /** The figures that apply to a key: its plan's, with its overrides. Unknown plans fall back to free. */
-export function effectiveLimits(plans: Readonly<Record<string, Plan>>, planName: string, overrides: PlanOverrides): Plan {
+export function effectiveLimits(
+  plans: Readonly<Record<string, Plan>>,
+  planName: string,
+  overrides: PlanOverrides,
+): Plan {
   const plan = plans[planName] ?? plans[DEFAULT_PLAN] ?? BUILT_IN_PLANS.free!;
   return {
     name: plan.name,

@@ -63,11 +63,20 @@ export interface UsageStore {
    * atomic conditional update (never read-then-write): concurrent callers never overspend.
    * Returns how many were granted (0..requested) and the month's usage after the charge.
    */
-  chargeVerifications(keyId: string, month: UsageMonth, requested: number, limit: number): Promise<{ granted: number; used: number }>;
+  chargeVerifications(
+    keyId: string,
+    month: UsageMonth,
+    requested: number,
+    limit: number,
+  ): Promise<{ granted: number; used: number }>;
   /** Gives back units (a `dns_error` result is not charged). Never goes below zero. */
   refundVerifications(keyId: string, month: UsageMonth, count: number): Promise<void>;
   /** Charges one bulk request if the month's bulk count is below `limit`; atomic like the above. */
-  chargeBulkRequest(keyId: string, month: UsageMonth, limit: number): Promise<{ granted: boolean; used: number }>;
+  chargeBulkRequest(
+    keyId: string,
+    month: UsageMonth,
+    limit: number,
+  ): Promise<{ granted: boolean; used: number }>;
   /** Gives back one bulk request (the request was refused after all). */
   refundBulkRequest(keyId: string, month: UsageMonth): Promise<void>;
   usage(keyId: string, month: UsageMonth): Promise<Usage>;

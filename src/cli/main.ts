@@ -1,12 +1,15 @@
 /**
  * `mailvet`: the command line (DESIGN §5). Sub-commands live in their own files; this file only
- * declares them.
+ * declares them and turns expected failures into a message and exit code 2.
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { CsvInputError } from './csv-file.ts';
+import { runKeysCreate, runKeysList, runKeysRevoke } from './keys-command.ts';
+import { runMigrate } from './migrate-command.ts';
 import { runServe } from './serve-command.ts';
-import { runVerify, UsageError } from './verify-command.ts';
+import { UsageError } from './usage-error.ts';
+import { runVerify } from './verify-command.ts';
 
 const program = new Command()
   .name('mailvet')
@@ -14,7 +17,31 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-program.command('serve').description('run the HTTP API and dashboard (npm start)').action(runServe);
+program.command('serve').description('run the HTTP API (npm start)').action(runServe);
+
+program.command('migrate').description('apply database migrations').action(runMigrate);
+
+const keys = program.command('keys').description('manage API keys');
+keys
+  .command('create')
+  .description('create a key and print it (shown once)')
+  .requiredOption('--name <name>', 'a name to recognise the key by')
+  .option('--plan <plan>', 'free, starter, pro, or a plan from MAILVET_PLANS (default: free)')
+  .option('--monthly-quota <n>', "override the plan's monthly verifications")
+  .option('--bulk-quota <n>', "override the plan's monthly bulk requests")
+  .option('--rate-limit <n>', "override the plan's requests per second")
+  .option('--json', 'print {"id","key","name","plan",...} as JSON')
+  .action(runKeysCreate);
+keys
+  .command('list')
+  .description('list keys (never the keys themselves)')
+  .option('--json', 'as JSON')
+  .action(runKeysList);
+keys
+  .command('revoke')
+  .description('revoke a key at once')
+  .argument('<id>', 'the key id')
+  .action(runKeysRevoke);
 
 program
   .command('verify')

@@ -1,16 +1,10 @@
 /**
- * `mailvet serve`: the HTTP API and dashboard. The server lands with the API issue; until then
- * this says so plainly instead of pretending to listen.
+ * `mailvet serve` (and `npm start`): the HTTP API. Graceful shutdown lives in `startServer`.
  */
-export function runServe(): void {
-  process.stderr.write(
-    [
-      'mailvet serve: the HTTP API (POST /api/v1/verify) is not built yet in this version.',
-      'The verification engine works from the command line today:',
-      '  mailvet verify jane@example.com',
-      '  mailvet verify --file in.csv --out out.csv',
-      '',
-    ].join('\n'),
-  );
-  process.exitCode = 1;
+import { loadConfig } from '../config.ts';
+import { startServer } from '../server.ts';
+
+/** Runs the API until SIGTERM or SIGINT. */
+export async function runServe(): Promise<void> {
+  await startServer(loadConfig());
 }

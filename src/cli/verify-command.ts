@@ -8,6 +8,7 @@ import type { VerificationResult } from '../verification/report.ts';
 import { verifyCsvFile } from './csv-file.ts';
 import { formatResult } from './format-result.ts';
 import { mapOrdered } from './map-ordered.ts';
+import { UsageError } from './usage-error.ts';
 
 interface VerifyOptions {
   json?: boolean;
@@ -80,6 +81,3 @@ async function verifyFile(
     process.stderr.write(`verified ${rows} rows in ${seconds.toFixed(1)} s → ${options.out}\n`);
   }
 }
-
-/** A mistake in the command's arguments. */
-export class UsageError extends Error {}

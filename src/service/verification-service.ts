@@ -87,9 +87,17 @@ export class VerificationService {
     const bulk = await this.#deps.usage.chargeBulkRequest(keyId, month, limits.monthlyBulkRequests);
     if (!bulk.granted) {
       const usage = await this.#deps.usage.usage(keyId, month);
-      return { kind: 'bulk_quota_exceeded', quota: quotaState(limits.monthlyVerifications, usage.verifications, now) };
+      return {
+        kind: 'bulk_quota_exceeded',
+        quota: quotaState(limits.monthlyVerifications, usage.verifications, now),
+      };
     }
-    const charge = await this.#deps.usage.chargeVerifications(keyId, month, unique.length, limits.monthlyVerifications);
+    const charge = await this.#deps.usage.chargeVerifications(
+      keyId,
+      month,
+      unique.length,
+      limits.monthlyVerifications,
+    );
     if (charge.granted === 0) {
       // Nothing will be done: the bulk unit is not spent on a refused request.
       await this.#deps.usage.refundBulkRequest(keyId, month);
@@ -129,7 +137,8 @@ export class VerificationService {
     const ttl = this.#deps.resultTtlSeconds;
     if (ttl > 0) {
       const cached = await this.#deps.cache.get(key);
-      if (cached !== undefined) return cached.email === email.trim() ? cached : { ...cached, email: email.trim() };
+      if (cached !== undefined)
+        return cached.email === email.trim() ? cached : { ...cached, email: email.trim() };
     }
     const result = await this.#deps.verifier.verify(email);
     // Our own DNS trouble is not a fact about the address: never remembered.

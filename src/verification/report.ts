@@ -159,6 +159,8 @@ export interface SmtpCheck {
   mxHost: string | null;
   /** Greylisted results are re-checked later by list jobs. */
   retryAfterSeconds: number | null;
+  /** Whether the session used STARTTLS and whether the certificate verified (recorded, never required). */
+  tls: { used: boolean; verified: boolean } | null;
 }
 
 /** Every stage's result; later stages are absent when an earlier one was decisive. */

@@ -26,7 +26,13 @@ function mailvet(args: string[], env: Record<string, string> = {}): Promise<Run>
       process.execPath,
       [BIN, ...args],
       {
-        env: { ...process.env, MAILVET_DNS_SERVERS: world.servers, MAILVET_DNS_TIMEOUT_MS: '300', MAILVET_SMTP_PROBE: 'false', ...env },
+        env: {
+          ...process.env,
+          MAILVET_DNS_SERVERS: world.servers,
+          MAILVET_DNS_TIMEOUT_MS: '300',
+          MAILVET_SMTP_PROBE: 'false',
+          ...env,
+        },
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
@@ -122,7 +128,9 @@ describe('mailvet verify ADDRESS', () => {
     const [denied, allowed] = JSON.parse(run.stdout) as VerificationResult[];
     assert.equal(denied?.status, 'DISPOSABLE');
     assert.equal(allowed?.checks.disposable, false);
-    const missing = await mailvet(['verify', 'a@b.test'], { MAILVET_DISPOSABLE_DENY_FILE: join(scratch, 'nope.txt') });
+    const missing = await mailvet(['verify', 'a@b.test'], {
+      MAILVET_DISPOSABLE_DENY_FILE: join(scratch, 'nope.txt'),
+    });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /nope\.txt/);
   });

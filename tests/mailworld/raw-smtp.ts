@@ -75,8 +75,12 @@ function serveConnection(socket: Socket, behaviour: SmtpBehaviour, stats: SmtpHo
   let sender: string | null = null;
   let accepted = 0;
 
+  // The delay runs from when the command arrived, like network latency: pipelined commands are
+  // answered about one delay after they were sent, not one delay each in turn.
+  let replyDueAt = Date.now() + replyDelayMs;
   const reply = async (code: number, lines: string | readonly string[]) => {
-    if (replyDelayMs > 0) await sleep(replyDelayMs);
+    const wait = replyDueAt - Date.now();
+    if (replyDelayMs > 0 && wait > 0) await sleep(wait);
     if (socket.destroyed || !socket.writable) return;
     const all = typeof lines === 'string' ? [lines] : lines;
     const payload = all.map((line, i) => `${code}${i < all.length - 1 ? '-' : ' '}${line}`).join('\r\n');
@@ -176,7 +180,11 @@ function serveConnection(socket: Socket, behaviour: SmtpBehaviour, stats: SmtpHo
       pending = pending.slice(end + 1);
       transcript(`C: ${line}`);
       countCommand(stats, line);
-      queue = queue.then(() => respond(line));
+      const receivedAt = Date.now();
+      queue = queue.then(() => {
+        replyDueAt = receivedAt + replyDelayMs;
+        return respond(line);
+      });
     }
     if (pending.length > MAX_PENDING_INPUT) socket.destroy();
   });

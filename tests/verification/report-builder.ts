@@ -26,7 +26,15 @@ export function smtp(
   catchAll: boolean | null = false,
   unknownReason: SmtpUnknownReason | null = null,
 ): SmtpCheck {
-  return { verdict, catchAll, unknownReason, reply: null, mxHost: 'mx.example.com', retryAfterSeconds: null };
+  return {
+    verdict,
+    catchAll,
+    unknownReason,
+    reply: null,
+    mxHost: 'mx.example.com',
+    retryAfterSeconds: null,
+    tls: null,
+  };
 }
 
 /** A report for jane@example.com: valid syntax, MX, mailbox confirmed, not catch-all. */

@@ -1,12 +1,14 @@
 /**
  * In-process token buckets (embedded mode, and the fallback when Redis is unreachable).
  */
-import type { Clock } from '../../verification/ports.ts';
+
 import type { RateDecision, RateLimiter } from '../../service/ports.ts';
+import type { Clock } from '../../verification/ports.ts';
 
 interface Bucket {
   tokens: number;
   updatedMs: number;
+  ratePerSecond: number;
 }
 
 /** Token bucket per key, refilled continuously; burst is twice the rate (DESIGN §1). */
@@ -30,35 +32,45 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = this.#clock.now();
     let bucket = this.#buckets.get(keyId);
     if (bucket === undefined) {
-      if (this.#buckets.size >= this.#maxKeys) this.#evictFull(now, ratePerSecond);
-      bucket = { tokens: capacity, updatedMs: now };
+      if (this.#buckets.size >= this.#maxKeys) this.#evict(now);
+      bucket = { tokens: capacity, updatedMs: now, ratePerSecond };
       this.#buckets.set(keyId, bucket);
     } else {
       const refill = ((now - bucket.updatedMs) / 1000) * ratePerSecond;
       bucket.tokens = Math.min(capacity, bucket.tokens + refill);
       bucket.updatedMs = now;
+      bucket.ratePerSecond = ratePerSecond;
     }
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
     return decision(allowed, bucket.tokens, capacity, ratePerSecond);
   }
 
-  // Buckets that have refilled completely carry no state worth keeping.
-  #evictFull(now: number, ratePerSecond: number): void {
+  // A bucket that has refilled completely carries no state: dropping it changes nothing. When none
+  // is full, the fullest goes, so the key least likely to be limited is the one handed a fresh burst.
+  #evict(now: number): void {
+    let fullest: string | null = null;
+    let fullestShare = -1;
     for (const [key, bucket] of this.#buckets) {
-      if (bucket.tokens + ((now - bucket.updatedMs) / 1000) * ratePerSecond >= ratePerSecond * 2) {
-        this.#buckets.delete(key);
+      const capacity = bucket.ratePerSecond * 2;
+      const share = (bucket.tokens + ((now - bucket.updatedMs) / 1000) * bucket.ratePerSecond) / capacity;
+      if (share >= 1) this.#buckets.delete(key);
+      else if (share > fullestShare) {
+        fullest = key;
+        fullestShare = share;
       }
     }
-    if (this.#buckets.size >= this.#maxKeys) {
-      const oldest = this.#buckets.keys().next();
-      if (!oldest.done) this.#buckets.delete(oldest.value);
-    }
+    if (this.#buckets.size >= this.#maxKeys && fullest !== null) this.#buckets.delete(fullest);
   }
 }
 
 /** Builds the decision and its header figures from a bucket's state. */
-export function decision(allowed: boolean, tokens: number, capacity: number, ratePerSecond: number): RateDecision {
+export function decision(
+  allowed: boolean,
+  tokens: number,
+  capacity: number,
+  ratePerSecond: number,
+): RateDecision {
   return {
     allowed,
     limit: ratePerSecond,

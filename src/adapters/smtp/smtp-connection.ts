@@ -42,13 +42,19 @@ export class SmtpConnection {
   }
 
   /** Connects and reads the banner. */
-  static open(options: ConnectOptions): Promise<SmtpResult<{ connection: SmtpConnection; banner: SmtpReply }>> {
+  static open(
+    options: ConnectOptions,
+  ): Promise<SmtpResult<{ connection: SmtpConnection; banner: SmtpReply }>> {
     return new Promise((resolve) => {
       const socket = net.connect({ host: options.ip, port: options.port });
       socket.setNoDelay(true);
       const timer = setTimeout(() => {
         socket.destroy();
-        resolve({ ok: false, failure: 'timeout', detail: `no connection within ${options.connectTimeoutMs} ms` });
+        resolve({
+          ok: false,
+          failure: 'timeout',
+          detail: `no connection within ${options.connectTimeoutMs} ms`,
+        });
       }, options.connectTimeoutMs);
       socket.once('error', (error) => {
         clearTimeout(timer);
@@ -73,7 +79,8 @@ export class SmtpConnection {
   async command(line: string): Promise<SmtpResult<SmtpReply>> {
     if (this.#closed !== null) return { ok: false, failure: 'closed', detail: this.#closed };
     // A CR or LF inside a command would let an address smuggle a second command.
-    if (/[\r\n]/.test(line)) return { ok: false, failure: 'protocol_error', detail: 'line break in a command' };
+    if (/[\r\n]/.test(line))
+      return { ok: false, failure: 'protocol_error', detail: 'line break in a command' };
     this.#socket.write(`${line}\r\n`);
     return this.readReply();
   }
@@ -83,7 +90,8 @@ export class SmtpConnection {
    * when the server advertised it). A failure ends the list early.
    */
   async pipeline(lines: readonly string[]): Promise<Array<SmtpResult<SmtpReply>>> {
-    if (this.#closed !== null) return lines.map(() => ({ ok: false, failure: 'closed', detail: this.#closed ?? '' }));
+    if (this.#closed !== null)
+      return lines.map(() => ({ ok: false, failure: 'closed', detail: this.#closed ?? '' }));
     if (lines.some((line) => /[\r\n]/.test(line))) {
       return lines.map(() => ({ ok: false, failure: 'protocol_error', detail: 'line break in a command' }));
     }
@@ -157,7 +165,8 @@ export class SmtpConnection {
       const line = await this.#nextLine(deadline);
       if (!line.ok) return line;
       lines.push(line.value);
-      if (lines.length > MAX_REPLY_LINES) return { ok: false, failure: 'protocol_error', detail: 'reply too long' };
+      if (lines.length > MAX_REPLY_LINES)
+        return { ok: false, failure: 'protocol_error', detail: 'reply too long' };
       // "250-" continues a reply; "250 " or a bare "250" ends it (RFC 5321 §4.2.1).
       if (!/^\d{3}-/.test(line.value)) return { ok: true, value: parseReplyLines(lines) };
     }

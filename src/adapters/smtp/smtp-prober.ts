@@ -135,7 +135,8 @@ export class SmtpProber implements MailboxProber {
       const refused = await session.mailFrom(internationalized);
       if (refused !== null) {
         // The server refuses our envelope: nothing about these mailboxes can be learnt here.
-        for (const waiting of [...batch, ...queue.waiting.splice(0)]) waiting.resolve(unknown(refused.reason, refused.reply));
+        for (const waiting of [...batch, ...queue.waiting.splice(0)])
+          waiting.resolve(unknown(refused.reason, refused.reply));
         return;
       }
       const probeCatchAll = this.#cachedCatchAll(domain) === undefined;
@@ -150,7 +151,7 @@ export class SmtpProber implements MailboxProber {
       batch.forEach((waiting, i) => {
         const outcome = outcomes[i]!;
         if (outcome.verdict.kind === 'too_many_recipients') retry.push(waiting);
-        else waiting.resolve(this.#check(outcome, randomVerdict, mxHost));
+        else waiting.resolve(this.#check(outcome, randomVerdict, mxHost, session));
       });
       if (retry.length === batch.length && randomOutcome?.verdict.kind !== 'too_many_recipients') {
         // Not even one recipient fits a transaction: the server's limit is not usable.
@@ -165,7 +166,12 @@ export class SmtpProber implements MailboxProber {
     }
   }
 
-  #check(outcome: RcptOutcome, randomVerdict: RcptVerdict | null, mxHost: string): SmtpCheck {
+  #check(
+    outcome: RcptOutcome,
+    randomVerdict: RcptVerdict | null,
+    mxHost: string,
+    session: SmtpSession,
+  ): SmtpCheck {
     const combined = combineWithCatchAll(outcome.verdict, randomVerdict);
     return {
       verdict: combined.verdict,
@@ -174,6 +180,7 @@ export class SmtpProber implements MailboxProber {
       reply: outcome.reply,
       mxHost,
       retryAfterSeconds: combined.unknownReason === 'greylisted' ? this.#retryAfter(outcome) : null,
+      tls: { used: session.tls.used, verified: session.tls.authorized },
     };
   }
 
@@ -241,5 +248,13 @@ export class SmtpProber implements MailboxProber {
 }
 
 function unknown(reason: SmtpUnknownReason, reply: SmtpCheck['reply']): SmtpCheck {
-  return { verdict: 'unknown', catchAll: null, unknownReason: reason, reply, mxHost: null, retryAfterSeconds: null };
+  return {
+    verdict: 'unknown',
+    catchAll: null,
+    unknownReason: reason,
+    reply,
+    mxHost: null,
+    retryAfterSeconds: null,
+    tls: null,
+  };
 }

@@ -5,7 +5,7 @@
 import { classifyRcptReply, classifySessionReply } from '../../verification/checks/smtp/classify.ts';
 import type { RcptVerdict, SmtpReply } from '../../verification/checks/smtp/reply.ts';
 import type { SmtpUnknownReason } from '../../verification/report.ts';
-import { type SmtpFailure, SmtpConnection } from './smtp-connection.ts';
+import { SmtpConnection, type SmtpFailure } from './smtp-connection.ts';
 
 /** Who the probe says it is. */
 export interface ProbeIdentity {
@@ -68,7 +68,11 @@ export class SmtpSession {
   static async open(target: SessionTarget, identity: ProbeIdentity): Promise<SmtpSession | SessionFailure> {
     const opened = await SmtpConnection.open(target);
     if (!opened.ok) {
-      return { reason: FAILURE_REASONS[opened.failure], reply: null, unreachable: opened.failure !== 'protocol_error' };
+      return {
+        reason: FAILURE_REASONS[opened.failure],
+        reply: null,
+        unreachable: opened.failure !== 'protocol_error',
+      };
     }
     const { connection, banner } = opened.value;
     const bannerVerdict = classifySessionReply('banner', banner);
@@ -82,7 +86,8 @@ export class SmtpSession {
       const starttls = await connection.command('STARTTLS');
       if (starttls.ok && starttls.value.code === 220) {
         const upgraded = await connection.startTls(target.hostname);
-        if (!upgraded.ok) return closeWith(connection, { reason: 'tls_failed', reply: null, unreachable: false });
+        if (!upgraded.ok)
+          return closeWith(connection, { reason: 'tls_failed', reply: null, unreachable: false });
         greeting = await greet(connection, identity.helo);
         if ('reason' in greeting) return closeWith(connection, greeting);
       }
@@ -108,7 +113,8 @@ export class SmtpSession {
   /** Asks about one recipient. A dropped connection is an unknown verdict with its reason. */
   async rcptTo(address: string): Promise<RcptOutcome> {
     const reply = await this.#connection.command(`RCPT TO:<${address}>`);
-    if (!reply.ok) return { verdict: { kind: 'unknown', reason: FAILURE_REASONS[reply.failure] }, reply: null };
+    if (!reply.ok)
+      return { verdict: { kind: 'unknown', reason: FAILURE_REASONS[reply.failure] }, reply: null };
     return { verdict: classifyRcptReply(reply.value), reply: reply.value };
   }
 
@@ -149,7 +155,8 @@ async function greet(
   const heloReply = await connection.command(`HELO ${helo}`);
   if (!heloReply.ok) return failure(heloReply);
   const verdict = classifySessionReply('helo', heloReply.value);
-  if (verdict.kind === 'unknown') return { reason: verdict.reason, reply: heloReply.value, unreachable: false };
+  if (verdict.kind === 'unknown')
+    return { reason: verdict.reason, reply: heloReply.value, unreachable: false };
   return { extensions: new Set() };
 }
 
@@ -159,7 +166,9 @@ function extensionsOf(reply: SmtpReply): Set<string> {
   return new Set(lines.map((line) => (line.trim().split(/\s+/)[0] ?? '').toUpperCase()));
 }
 
-function failure(result: { ok: true; value: SmtpReply } | { ok: false; failure: SmtpFailure }): SessionFailure {
+function failure(
+  result: { ok: true; value: SmtpReply } | { ok: false; failure: SmtpFailure },
+): SessionFailure {
   if (result.ok) return { reason: 'protocol_error', reply: result.value, unreachable: false };
   return { reason: FAILURE_REASONS[result.failure], reply: null, unreachable: false };
 }

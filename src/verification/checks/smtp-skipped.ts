@@ -13,6 +13,7 @@ export const SKIPPED_PROBE: Readonly<SmtpCheck> = Object.freeze({
   reply: null,
   mxHost: null,
   retryAfterSeconds: null,
+  tls: null,
 });
 
 /** A prober that never connects anywhere. */

@@ -15,7 +15,13 @@ let world: MailWorld;
 let verifier: Verifier;
 
 const verify = (address: string): Promise<VerificationResult> => verifier.verify(address);
-const summary = (r: VerificationResult) => [r.checks.smtp, r.checks.catch_all, r.checks.mailbox_exists, r.status, r.reason];
+const summary = (r: VerificationResult) => [
+  r.checks.smtp,
+  r.checks.catch_all,
+  r.checks.mailbox_exists,
+  r.status,
+  r.reason,
+];
 
 before(async () => {
   world = await startMailWorld({ tune: { greylist: { retryAfterMs: 300 } } });
@@ -106,7 +112,12 @@ describe('SMTP probe against the mail world', () => {
   it('STARTTLS is used when offered, even with an untrusted certificate', async () => {
     const report = await verifier.report('alice@tls.test');
     assert.equal(report.smtp?.verdict, 'deliverable');
+    assert.deepEqual(report.smtp?.tls, { used: true, verified: false });
     assert.equal(world.hosts.starttls.stats.starttls, 1);
+    assert.deepEqual((await verifier.report('alice@accept.test')).smtp?.tls, {
+      used: false,
+      verified: false,
+    });
   });
 
   it('falls back to HELO when EHLO is refused', async () => {
@@ -121,10 +132,19 @@ describe('SMTP probe against the mail world', () => {
 
   it('orders scores: confirmed > catch-all > inconclusive > full > rejected', async () => {
     const [valid, catchAll, blocked, full, rejected] = await Promise.all(
-      ['alice@accept.test', 'x@catchall.test', 'alice@blocklist.test', 'alice@full.test', 'zz@accept.test'].map(verify),
+      [
+        'alice@accept.test',
+        'x@catchall.test',
+        'alice@blocklist.test',
+        'alice@full.test',
+        'zz@accept.test',
+      ].map(verify),
     );
     const scores = [valid, catchAll, blocked, full, rejected].map((r) => r!.score);
-    assert.deepEqual([...scores].sort((a, b) => b - a), scores);
+    assert.deepEqual(
+      [...scores].sort((a, b) => b - a),
+      scores,
+    );
     assert.equal(new Set(scores).size, 5);
   });
 });
@@ -149,6 +169,22 @@ describe('shared sessions', () => {
     const stats = world.hosts['too-many-recipients'].stats;
     assert.equal(stats.connections, 1);
     assert.ok(stats.mailCommands >= 3, `${stats.mailCommands} transactions`);
+  });
+
+  it('one slow domain does not hold up the others', async () => {
+    const order: string[] = [];
+    const tarpit = verify('alice@tarpit.test').then((result) => {
+      order.push('tarpit');
+      return result;
+    });
+    const quick = await verify('alice@accept.test').then((result) => {
+      order.push('accept');
+      return result;
+    });
+    const slow = await tarpit;
+    assert.equal(quick.checks.smtp, 'deliverable');
+    assert.equal(slow.reason, 'timeout');
+    assert.deepEqual(order, ['accept', 'tarpit']);
   });
 
   it('never sends DATA', () => {

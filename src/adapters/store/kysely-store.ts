@@ -1,0 +1,245 @@
+/**
+ * The store on Kysely: the same queries for SQLite and PostgreSQL. Quota charges are one atomic
+ * conditional UPDATE each (DESIGN §1: never read-then-write), so concurrent requests on any number
+ * of processes never overspend a quota.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Account, ApiKeyRecord, NewApiKey, Store, Usage, UsageMonth } from '../../accounts/store.ts';
+import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
+
+/** The well-known id of the account CLI-made keys belong to; a fixed id makes creation race-free. */
+export const DEFAULT_ACCOUNT_ID = 'default';
+
+/** `Store` on a Kysely database of either dialect. */
+export class KyselyStore implements Store {
+  readonly kind: Store['kind'];
+  readonly #db: Kysely<DatabaseSchema>;
+
+  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind']) {
+    this.#db = db;
+    this.kind = kind;
+  }
+
+  async createAccount(name: string): Promise<Account> {
+    const row = { id: randomUUID(), name, created_at: new Date().toISOString() };
+    await this.#db.insertInto('accounts').values(row).execute();
+    return toAccount(row);
+  }
+
+  async defaultAccount(): Promise<Account> {
+    // Two first callers both insert; the loser's insert does nothing and both read the same row.
+    await this.#db
+      .insertInto('accounts')
+      .values({ id: DEFAULT_ACCOUNT_ID, name: 'Default', created_at: new Date().toISOString() })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .execute();
+    const row = await this.#db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', DEFAULT_ACCOUNT_ID)
+      .executeTakeFirstOrThrow();
+    return toAccount(row);
+  }
+
+  async createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {
+    const row: Selectable<ApiKeysTable> = {
+      id: randomUUID(),
+      account_id: input.accountId,
+      name: input.name,
+      plan: input.plan,
+      key_hash: input.keyHash,
+      display_prefix: input.displayPrefix,
+      monthly_quota: input.monthlyQuota,
+      bulk_quota: input.bulkQuota,
+      rate_limit: input.rateLimit,
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    };
+    await this.#db.insertInto('api_keys').values(row).execute();
+    return toApiKeyRecord(row);
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return row === undefined ? null : toApiKeyRecord(row);
+  }
+
+  async listApiKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+    let query = this.#db.selectFrom('api_keys').selectAll();
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return rows.map(toApiKeyRecord);
+  }
+
+  async revokeApiKey(id: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async chargeVerifications(
+    keyId: string,
+    month: UsageMonth,
+    requested: number,
+    limit: number,
+  ): Promise<{ granted: number; used: number }> {
+    assertCount('requested', requested);
+    assertCount('limit', limit);
+    if (requested > 0 && limit > 0) {
+      // Most charges find this month's row already there: one statement. The first of the month
+      // makes the row (idempotently, whoever wins) and tries once more.
+      let charged = await this.#grantVerifications(keyId, month, requested, limit);
+      if (charged === undefined) {
+        await this.#ensureUsageRow(keyId, month);
+        charged = await this.#grantVerifications(keyId, month, requested, limit);
+      }
+      if (charged !== undefined) return charged;
+    }
+    return { granted: 0, used: (await this.usage(keyId, month)).verifications };
+  }
+
+  async refundVerifications(keyId: string, month: UsageMonth, count: number): Promise<void> {
+    assertCount('count', count);
+    if (count === 0) return;
+    await this.#db
+      .updateTable('usage')
+      .set({
+        verifications: sql<number>`case when verifications > ${count} then verifications - ${count} else 0 end`,
+      })
+      .where('api_key_id', '=', keyId)
+      .where('month', '=', month)
+      .execute();
+  }
+
+  async chargeBulkRequest(
+    keyId: string,
+    month: UsageMonth,
+    limit: number,
+  ): Promise<{ granted: boolean; used: number }> {
+    assertCount('limit', limit);
+    if (limit > 0) {
+      // One unit: a row comes back only when this very UPDATE added it, so no grant column is needed.
+      let charged = await this.#grantBulkRequest(keyId, month, limit);
+      if (charged === undefined) {
+        await this.#ensureUsageRow(keyId, month);
+        charged = await this.#grantBulkRequest(keyId, month, limit);
+      }
+      if (charged !== undefined) return { granted: true, used: charged.bulk_requests };
+    }
+    return { granted: false, used: (await this.usage(keyId, month)).bulkRequests };
+  }
+
+  async refundBulkRequest(keyId: string, month: UsageMonth): Promise<void> {
+    await this.#db
+      .updateTable('usage')
+      .set({ bulk_requests: sql<number>`bulk_requests - 1` })
+      .where('api_key_id', '=', keyId)
+      .where('month', '=', month)
+      .where('bulk_requests', '>', 0)
+      .execute();
+  }
+
+  async usage(keyId: string, month: UsageMonth): Promise<Usage> {
+    const row = await this.#db
+      .selectFrom('usage')
+      .select(['verifications', 'bulk_requests'])
+      .where('api_key_id', '=', keyId)
+      .where('month', '=', month)
+      .executeTakeFirst();
+    return { verifications: row?.verifications ?? 0, bulkRequests: row?.bulk_requests ?? 0 };
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.#db);
+  }
+
+  async close(): Promise<void> {
+    await this.#db.destroy();
+  }
+
+  /**
+   * Adds min(requested, limit - verifications) when below the limit, in one UPDATE. Both SET
+   * expressions read the row as it was before this UPDATE (SQL semantics, in SQLite and PostgreSQL
+   * alike), and the row is locked from read to write: SQLite has one writer at a time, and
+   * PostgreSQL makes a concurrent UPDATE wait, then re-evaluates WHERE and SET on the new row.
+   * `last_verifications_grant` records this UPDATE's own grant: the new total alone cannot tell
+   * "granted all 7" from "granted the last 3" when the cap is reached. Undefined: no row updated.
+   */
+  async #grantVerifications(
+    keyId: string,
+    month: UsageMonth,
+    requested: number,
+    limit: number,
+  ): Promise<{ granted: number; used: number } | undefined> {
+    const grant = sql<number>`(case when ${limit} - verifications < ${requested} then ${limit} - verifications else ${requested} end)`;
+    const row = await this.#db
+      .updateTable('usage')
+      .set({ verifications: sql<number>`verifications + ${grant}`, last_verifications_grant: grant })
+      .where('api_key_id', '=', keyId)
+      .where('month', '=', month)
+      .where('verifications', '<', limit)
+      .returning(['verifications', 'last_verifications_grant'])
+      .executeTakeFirst();
+    return row === undefined ? undefined : { granted: row.last_verifications_grant, used: row.verifications };
+  }
+
+  async #grantBulkRequest(
+    keyId: string,
+    month: UsageMonth,
+    limit: number,
+  ): Promise<{ bulk_requests: number } | undefined> {
+    return this.#db
+      .updateTable('usage')
+      .set({ bulk_requests: sql<number>`bulk_requests + 1` })
+      .where('api_key_id', '=', keyId)
+      .where('month', '=', month)
+      .where('bulk_requests', '<', limit)
+      .returning('bulk_requests')
+      .executeTakeFirst();
+  }
+
+  /** Makes the month's usage row if missing; concurrent callers all succeed, one row results. */
+  async #ensureUsageRow(keyId: string, month: UsageMonth): Promise<void> {
+    await this.#db
+      .insertInto('usage')
+      .values({ api_key_id: keyId, month, verifications: 0, bulk_requests: 0, last_verifications_grant: 0 })
+      .onConflict((conflict) => conflict.columns(['api_key_id', 'month']).doNothing())
+      .execute();
+  }
+}
+
+/** Counts are whole and non-negative; anything else is a caller's bug, not an expected failure. */
+function assertCount(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
+  }
+}
+
+function toAccount(row: Selectable<AccountsTable>): Account {
+  return { id: row.id, name: row.name, createdAt: row.created_at };
+}
+
+function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    plan: row.plan,
+    keyHash: row.key_hash,
+    displayPrefix: row.display_prefix,
+    monthlyQuota: row.monthly_quota,
+    bulkQuota: row.bulk_quota,
+    rateLimit: row.rate_limit,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * Every migration, registered statically: the Migrator never scans the filesystem, so the same
+ * code runs from `src/` under tsx and from the compiled `dist/`. Names sort in the order they run;
+ * add a new file as `NNNN-what-it-does.ts` and list it here.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as accountsKeysUsage from './0001-accounts-keys-usage.ts';
+
+const migrations: Readonly<Record<string, Migration>> = {
+  '0001-accounts-keys-usage': accountsKeysUsage,
+};
+
+/** The provider handed to Kysely's Migrator. */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve({ ...migrations }),
+};

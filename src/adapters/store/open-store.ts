@@ -1,0 +1,67 @@
+/**
+ * The one place that picks the store's backend from configuration (DESIGN §4): PostgreSQL when
+ * `DATABASE_URL` is a postgres URL, else SQLite in the data directory. Migrations run first.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Store } from '../../accounts/store.ts';
+import { KyselyStore } from './kysely-store.ts';
+import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
+import { createPostgresDatabase } from './postgres/postgres-database.ts';
+import type { DatabaseSchema } from './schema.ts';
+import { createSqliteDatabase } from './sqlite/sqlite-database.ts';
+
+/** Where the store lives: `DATABASE_URL` and `MAILVET_DATA_DIR`. */
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+}
+
+interface Connected {
+  db: Kysely<DatabaseSchema>;
+  kind: Store['kind'];
+  migrate(): Promise<string[]>;
+}
+
+/** Opens the store and applies pending migrations (under a lock) before returning it. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const connected = connect(options);
+  try {
+    await connected.migrate();
+  } catch (error) {
+    await connected.db.destroy();
+    throw error;
+  }
+  return new KyselyStore(connected.db, connected.kind);
+}
+
+/** Applies pending migrations and closes the connection (`mailvet migrate`); returns their names. */
+export async function migrateOnly(options: StoreOptions): Promise<string[]> {
+  const connected = connect(options);
+  try {
+    return await connected.migrate();
+  } finally {
+    await connected.db.destroy();
+  }
+}
+
+/** True for a `postgres://` or `postgresql://` URL. */
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(?:ql)?:\/\//i.test(url);
+}
+
+function connect(options: StoreOptions): Connected {
+  const url = options.databaseUrl?.trim() ?? '';
+  if (isPostgresUrl(url)) {
+    const db = createPostgresDatabase(url);
+    return { db, kind: 'postgres', migrate: () => migratePostgres(db) };
+  }
+  // A DATABASE_URL for another database must not quietly fall back to a local SQLite file: in
+  // scale-out every process would keep its own quota counts.
+  if (url !== '') throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
+  mkdirSync(options.dataDir, { recursive: true });
+  const file = join(options.dataDir, 'mailvet.db');
+  const db = createSqliteDatabase(file);
+  return { db, kind: 'sqlite', migrate: () => migrateSqlite(db, file) };
+}

@@ -1,0 +1,102 @@
+/**
+ * The HTTP API as a Fastify plugin (`apiApp`) and `buildApp`, which makes a Fastify instance with
+ * the server options the API's contract depends on (body limit, request ids, strict validation)
+ * and registers it. `server.ts` adds listening, timeouts and graceful shutdown; tests call
+ * `buildApp` and `inject()`.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Plan } from '../accounts/plans.ts';
+import type { Store } from '../accounts/store.ts';
+import type { RateLimiter } from '../service/ports.ts';
+import type { VerificationService } from '../service/verification-service.ts';
+import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
+import { type LoggerSettings, loggerOptions } from './logger.ts';
+import { gracefulClosePlugin } from './plugins/graceful-close.ts';
+import { openApiPlugin } from './plugins/openapi.ts';
+import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
+import { shared } from './plugins/shared.ts';
+import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
+import { v1Routes } from './routes/v1/index.ts';
+import { sharedSchemas } from './schemas/responses.ts';
+
+/** What the API runs on. */
+export interface AppDeps {
+  service: Pick<VerificationService, 'verifyOne' | 'verifyBulk' | 'quotaState'>;
+  store: Pick<Store, 'findApiKeyByHash' | 'ping'>;
+  rateLimiter: RateLimiter;
+  plans: Readonly<Record<string, Plan>>;
+  /** Readiness checks for /readyz; by default the store's ping. */
+  ready?: () => Promise<ReadinessChecks>;
+}
+
+/** Server options that are not part of the API's contract. */
+export interface BuildAppOptions {
+  /** Logging; off when absent or false. */
+  logger?: LoggerSettings | false;
+  /** Time allowed to receive a whole request, ms (0: none). */
+  requestTimeoutMs?: number;
+  /** Socket inactivity allowed, ms (0: none); must exceed the slowest verification. */
+  connectionTimeoutMs?: number;
+}
+
+/** Largest request body accepted (DESIGN §1: 1 MB). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const READINESS_TIMEOUT_MS = 2000;
+
+/** The API: shared schemas, error model, request ids, OpenAPI, health and /api/v1 routes. */
+export const apiApp = shared<AppDeps>(async (app, deps) => {
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+  await app.register(requestIdPlugin);
+  await app.register(gracefulClosePlugin);
+  // Before the routes: the OpenAPI generator collects routes as they are added.
+  await app.register(openApiPlugin);
+  await app.register(healthRoutes, { ready: deps.ready ?? (() => storeReadiness(deps.store)) });
+  await app.register(v1Routes, { ...deps, prefix: '/api/v1' });
+});
+
+/** A Fastify instance serving the API; call `ready()`, `inject()` or `listen()` on it. */
+export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyInstance {
+  const app = Fastify({
+    logger: loggerOptions(options.logger),
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: requestIdFor,
+    requestTimeout: options.requestTimeoutMs ?? 0,
+    connectionTimeout: options.connectionTimeoutMs ?? 0,
+    // Shutdown closes idle keep-alive sockets at once and lets in-flight requests finish; a
+    // request arriving meanwhile on a busy socket is answered (with Connection: close), not 503'd.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+    // Extra properties are ignored (DESIGN): the dangerous ones are dropped, not refused.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
+    clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
+    ajv: {
+      // Fastify coerces types by default ("123" for 123): the API refuses wrong types instead.
+      // One error at a time: bodies may hold 250,000 bad entries, and Ajv would list them all.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+    },
+  });
+  app.register(apiApp, deps);
+  return app;
+}
+
+/** Readiness of the store: ping within a bound, so a hung database makes /readyz fail, not hang. */
+async function storeReadiness(store: Pick<Store, 'ping'>): Promise<ReadinessChecks> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('store ping timed out')), READINESS_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([store.ping(), timeout]);
+    return { store: 'ok' };
+  } catch {
+    return { store: 'error' };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The API's error model in one place (DESIGN §1 "Errors"): every code with its HTTP status and
+ * default message, a coded constructor per error, and the Fastify error, not-found and client-error
+ * handlers that always answer `{"message", "errors", "code", "request_id"}`. docs/api.md lists the
+ * same codes; a test keeps the two in step.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateDecision } from '../service/ports.ts';
+import type { QuotaState } from '../service/verification-service.ts';
+import { quotaHeaders } from './quota-headers.ts';
+import { fieldErrorsOf } from './schemas/validation-errors.ts';
+
+/** Every error code the API answers with, its status and default message. */
+export const ERROR_CODES = {
+  bad_request: { status: 400, message: 'The request body must be a JSON object sent as application/json' },
+  unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API_KEY>' },
+  not_found: { status: 404, message: 'No such endpoint' },
+  request_timeout: { status: 408, message: 'The request was not received in time' },
+  validation_failed: { status: 422, message: 'The request body is not valid' },
+  rate_limited: { status: 429, message: "The key's per-second rate limit is exceeded" },
+  quota_exceeded: { status: 429, message: 'The monthly verification quota is used up' },
+  bulk_quota_exceeded: { status: 429, message: 'The monthly bulk-request quota is used up' },
+  internal_error: { status: 500, message: 'An unexpected error occurred' },
+  not_ready: { status: 503, message: 'The service is not ready' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One field at fault in a request body. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The body of every error response. */
+export interface ErrorBody {
+  message: string;
+  errors: FieldError[];
+  code: ErrorCode;
+  request_id: string;
+}
+
+/** An expected API error: a code, its status, the fields at fault and headers to send. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly errors: FieldError[];
+  readonly headers: Record<string, string | number>;
+
+  constructor(
+    code: ErrorCode,
+    options: { message?: string; errors?: FieldError[]; headers?: Record<string, string | number> } = {},
+  ) {
+    super(options.message ?? ERROR_CODES[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.statusCode = ERROR_CODES[code].status;
+    this.errors = options.errors ?? [];
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400: the body is not a JSON object sent as JSON. */
+export function badRequest(message?: string): ApiError {
+  return new ApiError('bad_request', { message });
+}
+
+/** 401; `tokenGiven` adds `error="invalid_token"` to the challenge (RFC 6750 §3). */
+export function unauthorized(tokenGiven: boolean): ApiError {
+  return new ApiError('unauthorized', {
+    message: tokenGiven ? 'The API key is not valid or has been revoked' : undefined,
+    headers: { 'www-authenticate': tokenGiven ? 'Bearer error="invalid_token"' : 'Bearer' },
+  });
+}
+
+/** 404 for a route that does not exist. */
+export function notFound(method: string, path: string): ApiError {
+  return new ApiError('not_found', { message: `No such endpoint: ${method} ${path}` });
+}
+
+/** 422 with the fields at fault. */
+export function validationFailed(errors: FieldError[]): ApiError {
+  return new ApiError('validation_failed', { errors });
+}
+
+/** 429 when the key's token bucket is empty. */
+export function rateLimited(decision: RateDecision): ApiError {
+  return new ApiError('rate_limited', { headers: { 'retry-after': decision.retryAfterSeconds } });
+}
+
+/** 429 when the monthly verification quota is used up; retry when the month turns. */
+export function quotaExceeded(quota: QuotaState): ApiError {
+  return new ApiError('quota_exceeded', {
+    headers: { ...quotaHeaders(quota), 'retry-after': quota.resetSeconds },
+  });
+}
+
+/** 429 when the monthly bulk-request quota is used up. */
+export function bulkQuotaExceeded(quota: QuotaState): ApiError {
+  return new ApiError('bulk_quota_exceeded', {
+    headers: { ...quotaHeaders(quota), 'retry-after': quota.resetSeconds },
+  });
+}
+
+/** 503 from /readyz. */
+export function notReady(): ApiError {
+  return new ApiError('not_ready');
+}
+
+/** The body of an error response. */
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return { message: error.message, errors: error.errors, code: error.code, request_id: requestId };
+}
+
+// Fastify's own request failures, as the API's 400s. Their messages are fixed here: Fastify's may
+// quote the body, which holds personal data.
+const FASTIFY_400_MESSAGES: Record<string, string> = {
+  FST_ERR_BAD_URL: 'The URL is not valid',
+  FST_ERR_MAX_PARAM_LENGTH: 'The URL is too long',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is larger than the 1 MB limit',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty: send a JSON object',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
+};
+
+/** Maps anything thrown while answering a request to an ApiError. */
+export function toApiError(error: FastifyError | Error): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation !== undefined) return validationFailed(fieldErrorsOf(fastifyError.validation));
+  const message = fastifyError.code === undefined ? undefined : FASTIFY_400_MESSAGES[fastifyError.code];
+  if (message !== undefined) return badRequest(message);
+  const status = fastifyError.statusCode;
+  if (status === 404) return new ApiError('not_found');
+  // Any other client error Fastify raises: the request is at fault, whatever it was.
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return badRequest('The request is malformed');
+  return new ApiError('internal_error');
+}
+
+/** The one error handler: the documented body, and no internal detail for 5xx (logged instead). */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(error);
+  if (apiError.statusCode >= 500) {
+    request.log.error({ err: error }, 'request failed');
+  } else {
+    request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
+  }
+  reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError, request.id));
+}
+
+/**
+ * Fastify's `frameworkErrors`: requests refused before routing (a malformed URL), which no hook
+ * sees, answered like every other error.
+ */
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  reply.header('x-request-id', request.id);
+  handleError(error, request, reply);
+}
+
+/** The not-found handler: the same body with code `not_found`. */
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?', 1)[0] ?? '/';
+  const apiError = notFound(request.method, path.length > 200 ? `${path.slice(0, 200)}…` : path);
+  reply.code(apiError.statusCode).send(errorBody(apiError, request.id));
+}
+
+/**
+ * Answers requests Node could not even parse (malformed HTTP, oversized headers, a slow client)
+ * with the documented body too, then closes the connection, as Node does.
+ */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const apiError = timedOut
+    ? new ApiError('request_timeout')
+    : badRequest(
+        error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large' : 'Malformed HTTP request',
+      );
+  const requestId = randomUUID();
+  const body = JSON.stringify(errorBody(apiError, requestId));
+  if (socket.writable) {
+    const reason = timedOut ? 'Request Timeout' : 'Bad Request';
+    socket.write(
+      `HTTP/1.1 ${apiError.statusCode} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}

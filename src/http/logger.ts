@@ -1,0 +1,39 @@
+/**
+ * Logger settings (pino, through Fastify). Logs never hold API keys or their hashes (redacted
+ * wherever they could appear) and hold email addresses only at debug level: routes log them with
+ * `debug`, and requests are logged without bodies or headers.
+ */
+import type { FastifyLoggerOptions, FastifyServerOptions } from 'fastify';
+
+/** Where and how much to log. */
+export interface LoggerSettings {
+  level?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Defaults to standard output. */
+  stream?: { write(line: string): void };
+}
+
+/** Paths redacted from every log line. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  '*.authorization',
+  'key',
+  '*.key',
+  'apiKey',
+  '*.apiKey',
+  'keyHash',
+  '*.keyHash',
+];
+
+/** Fastify's `logger` option for these settings; `false` turns logging off. */
+export function loggerOptions(settings: LoggerSettings | false | undefined): FastifyServerOptions['logger'] {
+  if (settings === false || settings === undefined) return false;
+  const options: FastifyLoggerOptions & Record<string, unknown> = {
+    level: settings.level ?? 'info',
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  if (settings.stream !== undefined) options.stream = settings.stream;
+  return options;
+}

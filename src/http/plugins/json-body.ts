@@ -1,0 +1,18 @@
+/**
+ * The body-format check that Fastify's parser leaves to us: the body must be a JSON object (not an
+ * array, string, number or null, and not absent). Runs before schema validation, so a wrong shape
+ * is a 400, never a 422 (DESIGN §1).
+ */
+import { badRequest } from '../errors.ts';
+import { shared } from './shared.ts';
+
+/** Adds the JSON-object check (preValidation) to the registering context. */
+export const jsonBodyPlugin = shared(async (app) => {
+  app.addHook('preValidation', async (request) => {
+    const body: unknown = request.body;
+    if (body === undefined) throw badRequest('The request body is empty: send a JSON object');
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw badRequest('The request body must be a JSON object');
+    }
+  });
+});

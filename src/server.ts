@@ -1,0 +1,125 @@
+/**
+ * Starts the API: wires the services, builds the app, listens, and shuts down gracefully on
+ * SIGTERM/SIGINT (stop accepting, let in-flight requests finish, close the store). `mailvet serve`
+ * calls `startServer(loadConfig())`.
+ */
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Store } from './accounts/store.ts';
+import type { Config } from './config.ts';
+import { createServices } from './container.ts';
+import { buildApp } from './http/app.ts';
+import type { LoggerSettings } from './http/logger.ts';
+
+/** Knobs of the running server; the defaults suit production. */
+export interface StartServerOptions {
+  logger?: LoggerSettings | false;
+  /** Install SIGTERM/SIGINT handlers that close the server and end the process (default true). */
+  handleSignals?: boolean;
+  /** In-flight requests get this long to finish after a signal, ms, before the process exits 1. */
+  shutdownTimeoutMs?: number;
+  /** Time allowed to receive a whole request, ms: bounds slow clients (slowloris). */
+  requestTimeoutMs?: number;
+  /** Socket inactivity allowed, ms: above the slowest verification (SMTP probes take seconds). */
+  connectionTimeoutMs?: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  app: FastifyInstance;
+  /** `http://host:port` it listens on (the real port when PORT=0). */
+  url: string;
+  /** The store it runs on (closed by `close`). */
+  store: Store;
+  /** Graceful close: stop accepting, finish in-flight requests, close the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = {
+  shutdownTimeoutMs: 30_000,
+  requestTimeoutMs: 30_000,
+  connectionTimeoutMs: 120_000,
+} as const;
+
+/** Starts the API on HOST:PORT and returns once it listens. */
+export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
+  const warnings: string[] = [];
+  const services = await createServices(config, (message) => warnings.push(message));
+  let app: FastifyInstance;
+  try {
+    app = buildApp(services, {
+      logger: options.logger ?? { level: 'info' },
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+      connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULTS.connectionTimeoutMs,
+    });
+    // Runs after the server stopped accepting and in-flight requests finished.
+    app.addHook('onClose', async () => services.close());
+    for (const warning of warnings) app.log.warn(warning);
+    await app.listen({ host: config.HOST, port: config.PORT });
+  } catch (error) {
+    await services.close().catch(() => {});
+    throw error;
+  }
+
+  const url = listeningUrl(app);
+  app.log.info({ store: services.store.kind }, `listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  let detachSignals = (): void => {};
+  const close = (): Promise<void> => {
+    closing ??= app.close().finally(() => detachSignals());
+    return closing;
+  };
+  if (options.handleSignals ?? true) {
+    detachSignals = handleSignals(app, close, options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs);
+  }
+  return { app, url, store: services.store, close };
+}
+
+function listeningUrl(app: FastifyInstance): string {
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/**
+ * The first signal closes gracefully and exits 0; a second one, or the deadline, exits 1 at once.
+ * Returns a function that removes the handlers (after a close that no signal began).
+ */
+function handleSignals(app: FastifyInstance, close: () => Promise<void>, timeoutMs: number): () => void {
+  let shuttingDown = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (shuttingDown) {
+      app.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      app.log.error({ timeoutMs }, 'in-flight requests did not finish in time: exiting');
+      process.exit(1);
+    }, timeoutMs);
+    close().then(
+      () => {
+        clearTimeout(deadline);
+        app.log.info('shut down');
+        process.exitCode = 0;
+        // Anything still holding the event loop (a stray timer) must not keep a stopped server alive.
+        setTimeout(() => process.exit(0), 1000).unref();
+      },
+      (error: unknown) => {
+        clearTimeout(deadline);
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  // `on`, not `once`: a second signal during shutdown must reach the handler, not Node's default.
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return () => {
+    if (shuttingDown) return;
+    process.removeListener('SIGTERM', onSignal);
+    process.removeListener('SIGINT', onSignal);
+  };
+}

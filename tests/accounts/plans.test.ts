@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BUILT_IN_PLANS, effectiveLimits, parsePlans } from '../../src/accounts/plans.ts';
+
+describe('plans', () => {
+  it('has the built-in plans of DESIGN §1', () => {
+    assert.deepEqual(BUILT_IN_PLANS.free, {
+      name: 'free',
+      monthlyVerifications: 1000,
+      monthlyBulkRequests: 10,
+      ratePerSecond: 5,
+    });
+    assert.deepEqual(BUILT_IN_PLANS.starter, {
+      name: 'starter',
+      monthlyVerifications: 25000,
+      monthlyBulkRequests: 500,
+      ratePerSecond: 20,
+    });
+    assert.deepEqual(BUILT_IN_PLANS.pro, {
+      name: 'pro',
+      monthlyVerifications: 250000,
+      monthlyBulkRequests: 10000,
+      ratePerSecond: 50,
+    });
+  });
+
+  it('reads a plans file', () => {
+    const plans = parsePlans(
+      JSON.stringify({
+        free: { monthly_verifications: 10, monthly_bulk_requests: 1, rate_limit_per_second: 1 },
+        team: { monthly_verifications: 5000, monthly_bulk_requests: 50, rate_limit_per_second: 10 },
+      }),
+    );
+    assert.deepEqual(plans.team, {
+      name: 'team',
+      monthlyVerifications: 5000,
+      monthlyBulkRequests: 50,
+      ratePerSecond: 10,
+    });
+  });
+
+  it('names what is wrong in a bad plans file', () => {
+    assert.throws(() => parsePlans('{'), /not JSON/);
+    assert.throws(
+      () =>
+        parsePlans(
+          '{"team": {"monthly_verifications": 1, "monthly_bulk_requests": 1, "rate_limit_per_second": 1}}',
+        ),
+      /free/,
+    );
+    assert.throws(
+      () =>
+        parsePlans(
+          '{"free": {"monthly_verifications": -1, "monthly_bulk_requests": 1, "rate_limit_per_second": 1}}',
+        ),
+      /free\.monthly_verifications/,
+    );
+  });
+
+  it('applies per-key overrides over the plan, and falls back to free for an unknown plan', () => {
+    const limits = effectiveLimits(BUILT_IN_PLANS, 'pro', { monthlyQuota: 7, bulkQuota: null, rateLimit: 2 });
+    assert.deepEqual(limits, {
+      name: 'pro',
+      monthlyVerifications: 7,
+      monthlyBulkRequests: 10000,
+      ratePerSecond: 2,
+    });
+    assert.equal(
+      effectiveLimits(BUILT_IN_PLANS, 'gone', { monthlyQuota: null, bulkQuota: null, rateLimit: null }).name,
+      'free',
+    );
+  });
+});

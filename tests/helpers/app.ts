@@ -1,0 +1,181 @@
+/**
+ * A test build of the HTTP API on real parts: the SQLite store in a temporary directory, the real
+ * verifier pointed at a DNS world on loopback (SMTP probe off), the verification service, the
+ * memory rate limiter. One key is made up front with the figures asked for.
+ *
+ *   const t = await testApp({ quota: 50, rate: 1000 });
+ *   const response = await t.app.inject({ method: 'POST', url: '/api/v1/verify', headers: t.auth(), payload: {...} });
+ *   await t.close();
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { generateApiKey } from '../../src/accounts/api-keys.ts';
+import { BUILT_IN_PLANS, type Plan } from '../../src/accounts/plans.ts';
+import type { ApiKeyRecord, Store } from '../../src/accounts/store.ts';
+import { MemoryResultCache } from '../../src/adapters/cache/memory-result-cache.ts';
+import { CachedDnsResolver } from '../../src/adapters/dns/cached-resolver.ts';
+import { NodeDnsResolver } from '../../src/adapters/dns/node-resolver.ts';
+import { SystemClock } from '../../src/adapters/dns/system-clock.ts';
+import { MemoryRateLimiter } from '../../src/adapters/ratelimit/memory-rate-limiter.ts';
+import { openStore } from '../../src/adapters/store/open-store.ts';
+import { type AppDeps, type BuildAppOptions, buildApp } from '../../src/http/app.ts';
+import type { LoggerSettings } from '../../src/http/logger.ts';
+import type { RateLimiter } from '../../src/service/ports.ts';
+import { VerificationService } from '../../src/service/verification-service.ts';
+import { createListChecker } from '../../src/verification/checks/lists.ts';
+import { SkippingProber } from '../../src/verification/checks/smtp-skipped.ts';
+import { Verifier } from '../../src/verification/pipeline.ts';
+import type { Clock } from '../../src/verification/ports.ts';
+import { type DnsWorld, startDnsWorld, type Zones } from '../mailworld/dns-server.ts';
+
+/** Figures of a key: a plan and per-key overrides. */
+export interface KeyFigures {
+  /** Plan name (default `free`). */
+  plan?: string;
+  /** Monthly verifications (override). */
+  quota?: number;
+  /** Monthly bulk requests (override). */
+  bulkQuota?: number;
+  /** Requests per second (override); the burst is twice this. */
+  rate?: number;
+  name?: string;
+}
+
+export interface TestAppOptions extends KeyFigures {
+  /** Extra DNS zones for the world (the built-in test zones are always there). */
+  zones?: Zones;
+  /** Replaces the real verifier (e.g. a slow one). */
+  verifier?: Pick<Verifier, 'verify'>;
+  /** Wraps the verifier (real or given), e.g. to count or slow down verifications. */
+  wrapVerifier?: (verifier: Pick<Verifier, 'verify'>) => Pick<Verifier, 'verify'>;
+  /** Replaces the verification service (e.g. one that throws). */
+  service?: AppDeps['service'];
+  /** Replaces the rate limiter. */
+  rateLimiter?: RateLimiter;
+  /** Clock of the memory rate limiter (default: the system's). */
+  rateClock?: Clock;
+  /** Replaces the store's readiness check. */
+  ready?: AppDeps['ready'];
+  /** Result cache lifetime, seconds (default 0: every request verifies afresh). */
+  resultTtlSeconds?: number;
+  /** The service's wall clock (calendar month). */
+  now?: () => Date;
+  plans?: Readonly<Record<string, Plan>>;
+  logger?: LoggerSettings | false;
+  appOptions?: Omit<BuildAppOptions, 'logger'>;
+}
+
+/** A built test app and what it runs on. */
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  /** The key made up front, and its record. */
+  key: string;
+  keyRecord: ApiKeyRecord;
+  dns: DnsWorld;
+  dataDir: string;
+  service: AppDeps['service'];
+  /** `{ authorization: 'Bearer <key>' }` for this key or another one. */
+  auth(key?: string): { authorization: string };
+  /** Makes another key (same account) with its own figures. */
+  addKey(figures?: KeyFigures): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** This month's usage of a key (default: the first one). */
+  usage(keyId?: string): Promise<{ verifications: number; bulkRequests: number }>;
+  close(): Promise<void>;
+}
+
+/** Builds the API on a fresh store, DNS world and key. */
+export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-http-'));
+  const dns = await startDnsWorld(options.zones);
+  const store = await openStore({ dataDir });
+  const baseVerifier = options.verifier ?? worldVerifier(dns);
+  const verifier = options.wrapVerifier?.(baseVerifier) ?? baseVerifier;
+  const now = options.now ?? (() => new Date());
+  const service =
+    options.service ??
+    new VerificationService({
+      verifier,
+      usage: store,
+      cache: new MemoryResultCache(),
+      resultTtlSeconds: options.resultTtlSeconds ?? 0,
+      now,
+    });
+  const account = await store.defaultAccount();
+
+  const addKey = async (figures: KeyFigures = {}) => {
+    const generated = generateApiKey();
+    const record = await store.createApiKey({
+      accountId: account.id,
+      name: figures.name ?? 'test key',
+      plan: figures.plan ?? 'free',
+      keyHash: generated.keyHash,
+      displayPrefix: generated.displayPrefix,
+      monthlyQuota: figures.quota ?? null,
+      bulkQuota: figures.bulkQuota ?? null,
+      rateLimit: figures.rate ?? null,
+    });
+    return { key: generated.key, record };
+  };
+  const first = await addKey(options);
+
+  const app = buildApp(
+    {
+      service,
+      store,
+      rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(options.rateClock ?? new SystemClock()),
+      plans: options.plans ?? BUILT_IN_PLANS,
+      ready: options.ready,
+    },
+    { ...options.appOptions, logger: options.logger ?? false },
+  );
+  await app.ready();
+
+  let closed = false;
+  return {
+    app,
+    store,
+    key: first.key,
+    keyRecord: first.record,
+    dns,
+    dataDir,
+    service,
+    auth: (key = first.key) => ({ authorization: `Bearer ${key}` }),
+    addKey,
+    usage: (keyId = first.record.id) => store.usage(keyId, now().toISOString().slice(0, 7)),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await store.close();
+      await dns.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The real pipeline over the DNS world, probe skipped (as MAILVET_SMTP_PROBE=false wires it). */
+export function worldVerifier(dns: DnsWorld): Verifier {
+  const clock = new SystemClock();
+  // Generous bounds: a busy test process must not turn a loopback answer into a dns_error.
+  const resolver = new NodeDnsResolver({ servers: [dns.servers], timeoutMs: 2000, tries: 2 });
+  return new Verifier({
+    dns: new CachedDnsResolver(resolver, clock),
+    prober: new SkippingProber(),
+    lists: createListChecker({ allowDomains: [], denyDomains: [] }),
+    clock,
+  });
+}
+
+/** A clock the test moves by hand (for the rate limiter's token buckets). */
+export class ManualClock implements Clock {
+  constructor(public nowMs = 1_700_000_000_000) {}
+  now(): number {
+    return this.nowMs;
+  }
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+}
