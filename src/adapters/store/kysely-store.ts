@@ -228,7 +228,7 @@ function toAccount(row: Selectable<AccountsTable>): Account {
   return { id: row.id, name: row.name, createdAt: row.created_at };
 }
 
-function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   return {
     id: row.id,
     accountId: row.account_id,

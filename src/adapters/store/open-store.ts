@@ -11,17 +11,25 @@ import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
 import { createPostgresDatabase } from './postgres/postgres-database.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { createSqliteDatabase } from './sqlite/sqlite-database.ts';
+import { SqliteStore } from './sqlite/sqlite-store.ts';
 
 /** Where the store lives: `DATABASE_URL` and `MAILVET_DATA_DIR`. */
 export interface StoreOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
+  /**
+   * PostgreSQL connections per process (default 10). Processes times pool size must stay under
+   * the server's `max_connections` (100 by default).
+   */
+  poolSize?: number | undefined;
 }
 
 interface Connected {
   db: Kysely<DatabaseSchema>;
   kind: Store['kind'];
   migrate(): Promise<string[]>;
+  /** The store on this connection, once migrated. */
+  store(): Promise<Store>;
 }
 
 /** Opens the store and applies pending migrations (under a lock) before returning it. */
@@ -33,7 +41,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await connected.db.destroy();
     throw error;
   }
-  return new KyselyStore(connected.db, connected.kind);
+  return connected.store();
 }
 
 /** Applies pending migrations and closes the connection (`mailvet migrate`); returns their names. */
@@ -54,14 +62,24 @@ export function isPostgresUrl(url: string | undefined): url is string {
 function connect(options: StoreOptions): Connected {
   const url = options.databaseUrl?.trim() ?? '';
   if (isPostgresUrl(url)) {
-    const db = createPostgresDatabase(url);
-    return { db, kind: 'postgres', migrate: () => migratePostgres(db) };
+    const db = createPostgresDatabase(url, options.poolSize);
+    return {
+      db,
+      kind: 'postgres',
+      migrate: () => migratePostgres(db),
+      store: async () => new KyselyStore(db, 'postgres'),
+    };
   }
   // A DATABASE_URL for another database must not quietly fall back to a local SQLite file: in
   // scale-out every process would keep its own quota counts.
   if (url !== '') throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
   mkdirSync(options.dataDir, { recursive: true });
   const file = join(options.dataDir, 'mailvet.db');
-  const db = createSqliteDatabase(file);
-  return { db, kind: 'sqlite', migrate: () => migrateSqlite(db, file) };
+  const { db, connection } = createSqliteDatabase(file);
+  return {
+    db,
+    kind: 'sqlite',
+    migrate: () => migrateSqlite(db, file),
+    store: async () => new SqliteStore(db, await connection),
+  };
 }

@@ -147,6 +147,13 @@ export function storeContract(target: StoreContractTarget): void {
       assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 3, 102), { granted: 2, used: 102 });
     });
 
+    it('charges against a quota beyond 32 bits', async () => {
+      const key = await newKey();
+      const limit = 2 ** 40;
+      assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 3, limit), { granted: 3, used: 3 });
+      assert.deepEqual(await store.chargeBulkRequest(key.id, '2025-03', limit), { granted: true, used: 1 });
+    });
+
     it('grants nothing with a limit of 0 or a request of 0, and makes no usage', async () => {
       const key = await newKey();
       assert.deepEqual(await store.chargeVerifications(key.id, '2025-04', 5, 0), { granted: 0, used: 0 });

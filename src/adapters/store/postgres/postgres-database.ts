@@ -5,8 +5,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseSchema } from '../schema.ts';
 
-/** Connections per process: enough for concurrent requests to race for real on the usage rows. */
-const POOL_SIZE = 10;
+/** Connections per process by default: enough for concurrent requests to race on the usage rows. */
+const DEFAULT_POOL_SIZE = 10;
 const CONNECT_TIMEOUT_MS = 5_000;
 const INT8_OID = 20;
 
@@ -20,10 +20,13 @@ const types: pg.CustomTypesConfig = {
 };
 
 /** A Kysely database on the PostgreSQL server at `connectionString` (`postgres://...`). */
-export function createPostgresDatabase(connectionString: string): Kysely<DatabaseSchema> {
+export function createPostgresDatabase(
+  connectionString: string,
+  poolSize: number = DEFAULT_POOL_SIZE,
+): Kysely<DatabaseSchema> {
   const pool = new pg.Pool({
     connectionString,
-    max: POOL_SIZE,
+    max: poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     types,
   });

@@ -1,0 +1,210 @@
+/**
+ * API benchmark (issue 3): autocannon against POST /api/v1/verify and, in the same run, a bare
+ * Fastify route taking the same request and answering a JSON body of the same size. Rounds
+ * alternate (bare, api, api-uncached, bare, api, …) so machine noise hits every target alike; the
+ * best round of each is reported.
+ *
+ * Each server runs in its own child process (bench/api-servers.ts): autocannon, here, and the
+ * server under load would otherwise share one event loop, and on a 2-core machine the load
+ * generator would starve the server. Logging is off in every server.
+ *
+ * BENCH_API_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the cached API server there.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import type { ServerReady, ServerRole } from './api-servers.ts';
+
+export interface ApiBenchOptions {
+  /** Concurrent connections (default 50). */
+  connections?: number;
+  /** Seconds per measured round (default 10). */
+  durationSec?: number;
+  /** Measured rounds per target (default 2). */
+  rounds?: number;
+  /** Distinct addresses cycled through (default 1,000), all of one length. */
+  addresses?: number;
+  /** Directory for a CPU profile of the cached API server; none when absent. */
+  profileDir?: string;
+}
+
+/** One target's figures in one round. */
+export interface LoadFigures {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Requests that failed or did not get a 2xx (must be 0 for the round to count). */
+  failures: number;
+}
+
+export type Target = 'bare' | 'api' | 'api-uncached';
+
+export interface ApiFigures {
+  connections: number;
+  durationSec: number;
+  /** Bytes of the JSON body every target answers with. */
+  responseBytes: number;
+  /** Every measured round, in the order run. */
+  rounds: Array<{ target: Target; figures: LoadFigures }>;
+  /** The best round (by requests/s) of each target. */
+  best: Record<Target, LoadFigures>;
+  /** Best api / best bare requests/s (target ≥ 0.5), and likewise for api-uncached. */
+  ratio: number;
+  uncachedRatio: number;
+  /** Target met: ratio ≥ 0.5 and the api's p99 under 10 ms. */
+  meetsTarget: boolean;
+  /** The machine's 1-minute load average before and after: other work skews every figure. */
+  loadAverage: { before: number; after: number };
+}
+
+const SERVERS = fileURLToPath(new URL('./api-servers.ts', import.meta.url));
+const WARM_UP_SEC = 2;
+
+interface Child {
+  process: ChildProcess;
+  ready: ServerReady;
+}
+
+function startChild(role: ServerRole, env: Record<string, string> = {}, profileDir?: string): Promise<Child> {
+  const execArgv = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const child = fork(SERVERS, [], {
+    execArgv,
+    env: { ...process.env, ...env, BENCH_API_ROLE: role },
+    stdio: 'inherit',
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (ready) => resolve({ process: child, ready: ready as ServerReady }));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${role} server exited with ${code} before listening`)));
+  });
+}
+
+function stopChild(child: Child): Promise<void> {
+  return new Promise((resolve) => {
+    child.process.removeAllListeners('exit');
+    child.process.once('exit', () => resolve());
+    child.process.send('stop');
+  });
+}
+
+/** Runs the benchmark and returns its figures. */
+export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigures> {
+  const connections = options.connections ?? 50;
+  const durationSec = options.durationSec ?? 10;
+  const rounds = options.rounds ?? 2;
+  // `u0001@d0001.bench.test`: distinct addresses of one length, all answered by the DNS world.
+  const bodies = Array.from({ length: options.addresses ?? 1000 }, (_, i) => {
+    const n = String(i).padStart(4, '0');
+    return JSON.stringify({ email: `u${n}@d${n}.bench.test` });
+  });
+
+  const loadBefore = loadavg()[0] ?? 0;
+  const children: Child[] = [];
+  try {
+    const api = await startChild('api', {}, options.profileDir);
+    children.push(api);
+    const uncached = await startChild('api-uncached');
+    children.push(uncached);
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${api.ready.key}` };
+    const sample = await fetch(`http://127.0.0.1:${api.ready.port}/api/v1/verify`, {
+      method: 'POST',
+      headers,
+      body: bodies[0],
+    });
+    const answer = await sample.text();
+    if (sample.status !== 200) throw new Error(`the API answered ${sample.status}: ${answer}`);
+    const bare = await startChild('bare', { BENCH_BARE_ANSWER: answer });
+    children.push(bare);
+    const bareAnswer = await (
+      await fetch(`http://127.0.0.1:${bare.ready.port}/bare`, { method: 'POST', headers, body: bodies[0] })
+    ).text();
+    if (bareAnswer.length !== answer.length)
+      throw new Error('the bare route does not answer the same number of bytes');
+
+    const targets: Record<Target, { port: number; path: string; key?: string }> = {
+      bare: { port: bare.ready.port, path: '/bare' },
+      api: { port: api.ready.port, path: '/api/v1/verify', key: api.ready.key },
+      'api-uncached': { port: uncached.ready.port, path: '/api/v1/verify', key: uncached.ready.key },
+    };
+    const load = async (target: Target, seconds: number): Promise<LoadFigures> => {
+      const { port, path, key } = targets[target];
+      const result = await autocannon({
+        url: `http://127.0.0.1:${port}`,
+        connections,
+        duration: seconds,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key ?? api.ready.key}` },
+        requests: bodies.map((body) => ({ method: 'POST', path, body })),
+      });
+      return {
+        requestsPerSec: result.requests.average,
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        failures: result.errors + result.timeouts + result.non2xx,
+      };
+    };
+
+    const order: Target[] = ['bare', 'api', 'api-uncached'];
+    // Warm-up: JIT, the DNS and result caches (every address answered once), connection pools.
+    for (const target of order) await load(target, WARM_UP_SEC);
+    const measured: ApiFigures['rounds'] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const target of order) measured.push({ target, figures: await load(target, durationSec) });
+    }
+    const best = Object.fromEntries(
+      order.map((target) => {
+        const mine = measured
+          .filter((r) => r.target === target && r.figures.failures === 0)
+          .map((r) => r.figures);
+        const top = mine.sort((a, b) => b.requestsPerSec - a.requestsPerSec)[0];
+        if (top === undefined) throw new Error(`every ${target} round had failed requests`);
+        return [target, top];
+      }),
+    ) as Record<Target, LoadFigures>;
+    const ratio = best.api.requestsPerSec / best.bare.requestsPerSec;
+    return {
+      connections,
+      durationSec,
+      responseBytes: Buffer.byteLength(answer),
+      rounds: measured,
+      best,
+      ratio,
+      uncachedRatio: best['api-uncached'].requestsPerSec / best.bare.requestsPerSec,
+      meetsTarget: ratio >= 0.5 && best.api.p99Ms < 10,
+      loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
+    };
+  } finally {
+    await Promise.all(children.map(stopChild));
+  }
+}
+
+/** Prints the figures as `npm run bench` shows them. */
+export function printApiFigures(figures: ApiFigures): void {
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const line = (label: string, f: LoadFigures) =>
+    `  ${label.padEnd(30)}${fmt(f.requestsPerSec).padStart(8)} req/s   p50 ${f.p50Ms} ms   p99 ${f.p99Ms} ms`;
+  console.log(
+    `\nHTTP API, ${figures.connections} connections, best of ${figures.rounds.length / 3} × ${figures.durationSec} s rounds, ` +
+      `${figures.responseBytes}-byte answers, logging off, servers in child processes`,
+  );
+  console.log(line('bare Fastify route', figures.best.bare));
+  console.log(line('POST /api/v1/verify (cached)', figures.best.api));
+  console.log(line('POST /api/v1/verify (no cache)', figures.best['api-uncached']));
+  console.log(
+    `  ratio api / bare              ${figures.ratio.toFixed(2)} (target ≥ 0.50, p99 < 10 ms): ${figures.meetsTarget ? 'met' : 'NOT met'}`,
+  );
+  console.log(`  ratio api (no cache) / bare   ${figures.uncachedRatio.toFixed(2)}`);
+  const { before, after } = figures.loadAverage;
+  console.log(
+    `  load average (1 min) before ${before.toFixed(2)}, after ${after.toFixed(2)} on ${availableParallelism()} cores`,
+  );
+  for (const { target, figures: f } of figures.rounds) {
+    console.log(
+      `    round ${target.padEnd(13)} ${fmt(f.requestsPerSec).padStart(8)} req/s  p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms  failures ${f.failures}`,
+    );
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  printApiFigures(await benchApi({ profileDir: process.env.BENCH_API_PROFILE }));
+}
