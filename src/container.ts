@@ -7,16 +7,21 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { BUILT_IN_PLANS, type Plan, parsePlans } from './accounts/plans.ts';
 import type { Store } from './accounts/store.ts';
+import { FallbackResultCache } from './adapters/cache/fallback-result-cache.ts';
 import { MemoryResultCache } from './adapters/cache/memory-result-cache.ts';
+import { RedisResultCache } from './adapters/cache/redis-result-cache.ts';
 import { CachedDnsResolver } from './adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from './adapters/dns/node-resolver.ts';
 import { SystemClock } from './adapters/dns/system-clock.ts';
 import { type OperatorListWarning, readOperatorLists } from './adapters/lists/operator-lists.ts';
+import { FallbackRateLimiter } from './adapters/ratelimit/fallback-rate-limiter.ts';
 import { MemoryRateLimiter } from './adapters/ratelimit/memory-rate-limiter.ts';
+import { RedisRateLimiter } from './adapters/ratelimit/redis-rate-limiter.ts';
+import { closeRedis, createRedisClient, waitUntilReady } from './adapters/redis/redis-client.ts';
 import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
 import { openStore } from './adapters/store/open-store.ts';
 import { type Config, ConfigError } from './config.ts';
-import type { RateLimiter } from './service/ports.ts';
+import type { RateLimiter, ResultCache } from './service/ports.ts';
 import { VerificationService } from './service/verification-service.ts';
 import { createListChecker } from './verification/checks/lists.ts';
 import { SkippingProber } from './verification/checks/smtp-skipped.ts';
@@ -78,10 +83,14 @@ export async function createServices(config: Config, warn?: (message: string) =>
   const plans = await loadPlans(config);
   const verifier = await createVerifier(config, warn);
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+  const shared = await createSharedState(
+    config,
+    warn ?? ((message) => process.stderr.write(`mailvet: ${message}\n`)),
+  );
   const service = new VerificationService({
     verifier,
     usage: store,
-    cache: new MemoryResultCache(),
+    cache: shared.cache,
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
   });
   return {
@@ -89,9 +98,39 @@ export async function createServices(config: Config, warn?: (message: string) =>
     verifier,
     store,
     service,
-    rateLimiter: new MemoryRateLimiter(new SystemClock()),
+    rateLimiter: shared.rateLimiter,
     plans,
-    close: () => store.close(),
+    close: async () => {
+      await store.close();
+      await shared.close();
+    },
+  };
+}
+
+/**
+ * Rate limits and the result cache: in memory (embedded mode), or in Redis shared by every process
+ * when REDIS_URL is set, each falling back to memory while Redis does not answer (logged once).
+ */
+async function createSharedState(
+  config: Config,
+  warn: (message: string) => void,
+): Promise<{ rateLimiter: RateLimiter; cache: ResultCache; close(): Promise<void> }> {
+  const clock = new SystemClock();
+  if (config.REDIS_URL === undefined) {
+    return {
+      rateLimiter: new MemoryRateLimiter(clock),
+      cache: new MemoryResultCache(),
+      close: async () => {},
+    };
+  }
+  const redis = createRedisClient(config.REDIS_URL);
+  // Waiting here keeps the first requests from falling back (and warning) while it connects.
+  if (!(await waitUntilReady(redis)))
+    warn('Redis is not answering yet: rate limits and caches use memory until it does');
+  return {
+    rateLimiter: new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(clock), warn),
+    cache: new FallbackResultCache(new RedisResultCache(redis), new MemoryResultCache(), warn),
+    close: () => closeRedis(redis),
   };
 }
 

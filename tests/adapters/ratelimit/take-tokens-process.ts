@@ -1,0 +1,37 @@
+/**
+ * A second "API process" for the cross-process rate limit test: connects to Redis, says `ready`,
+ * waits for a line on stdin (so both processes start taking at the same moment), takes COUNT
+ * tokens concurrently, prints `{"allowed": N}` and exits.
+ *
+ * Usage: node --import tsx take-tokens-process.ts REDIS_URL KEY_PREFIX KEY_ID RATE COUNT
+ */
+import { once } from 'node:events';
+import { RedisRateLimiter } from '../../../src/adapters/ratelimit/redis-rate-limiter.ts';
+import { closeRedis, createRedisClient, waitUntilReady } from '../../../src/adapters/redis/redis-client.ts';
+
+const [url, prefix, keyId, rate, count] = process.argv.slice(2);
+if (
+  url === undefined ||
+  prefix === undefined ||
+  keyId === undefined ||
+  rate === undefined ||
+  count === undefined
+) {
+  console.error('usage: take-tokens-process.ts REDIS_URL KEY_PREFIX KEY_ID RATE COUNT');
+  process.exit(2);
+}
+// A generous command timeout: this process measures atomicity, not latency.
+const client = createRedisClient(url, { commandTimeoutMs: 5_000 });
+if (!(await waitUntilReady(client, 5_000))) {
+  console.error('Redis not ready');
+  process.exit(1);
+}
+const limiter = new RedisRateLimiter(client, prefix);
+process.stdout.write('ready\n');
+await once(process.stdin, 'data');
+const decisions = await Promise.all(
+  Array.from({ length: Number(count) }, () => limiter.take(keyId, Number(rate))),
+);
+process.stdout.write(`${JSON.stringify({ allowed: decisions.filter((d) => d.allowed).length })}\n`);
+await closeRedis(client);
+process.exit(0);

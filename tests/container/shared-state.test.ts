@@ -1,0 +1,92 @@
+/**
+ * Wiring: with REDIS_URL set, two API instances (as two processes would be) share one rate-limit
+ * bucket and one result cache through Redis; without it, each keeps its own in memory.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { generateApiKey } from '../../src/accounts/api-keys.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createServices, type Services } from '../../src/container.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { requireRedis } from '../helpers/services.ts';
+import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
+
+let dns: DnsWorld;
+let dataDir: string;
+
+before(async () => {
+  dns = await startDnsWorld({ 'acme.test': { mx: [{ exchange: 'mx.acme.test', priority: 10 }] } });
+  dataDir = await mkdtemp(join(tmpdir(), 'mailvet-shared-'));
+});
+after(async () => {
+  await dns.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function twoInstances(redisUrl: string | undefined) {
+  const env = {
+    MAILVET_DATA_DIR: dataDir,
+    MAILVET_DNS_SERVERS: dns.servers,
+    MAILVET_SMTP_PROBE: 'false',
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  };
+  const services: Services[] = [await createServices(loadConfig(env)), await createServices(loadConfig(env))];
+  const apps = services.map((s) => buildApp(s));
+  const store = services[0]!.store;
+  const key = generateApiKey();
+  await store.createApiKey({
+    accountId: (await store.defaultAccount()).id,
+    name: 'shared',
+    plan: 'free',
+    keyHash: key.keyHash,
+    displayPrefix: key.displayPrefix,
+    monthlyQuota: 1000,
+    bulkQuota: null,
+    rateLimit: 5,
+  });
+  const post = (i: number, email: string) =>
+    apps[i]!.inject({
+      method: 'POST',
+      url: '/api/v1/verify',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      payload: { email },
+    });
+  const close = async () => {
+    for (const app of apps) await app.close();
+    for (const s of services) await s.close();
+  };
+  return { post, close };
+}
+
+describe('shared state across API instances', () => {
+  it('with REDIS_URL: one rate-limit bucket for the key across both instances', async (t) => {
+    const redis = await requireRedis('shared rate limit');
+    if (redis.url === null) return t.skip(redis.skipReason);
+    const { post, close } = await twoInstances(redis.url);
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => post(i % 2, `user${i}@acme.test`).then((r) => r.statusCode)),
+      );
+      // Rate 5/s, burst 10: exactly ten pass, whichever instance they reach.
+      assert.equal(statuses.filter((s) => s === 200).length, 10);
+      assert.equal(statuses.filter((s) => s === 429).length, 6);
+    } finally {
+      await close();
+    }
+  });
+
+  it('without REDIS_URL: each instance limits on its own', async () => {
+    const { post, close } = await twoInstances(undefined);
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => post(i % 2, `user${i}@acme.test`).then((r) => r.statusCode)),
+      );
+      assert.equal(statuses.filter((s) => s === 200).length, 16);
+    } finally {
+      await close();
+    }
+  });
+});
