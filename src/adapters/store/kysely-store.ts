@@ -218,7 +218,7 @@ export class KyselyStore implements Store {
 }
 
 /** Counts are whole and non-negative; anything else is a caller's bug, not an expected failure. */
-function assertCount(name: string, value: number): void {
+export function assertCount(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
   }

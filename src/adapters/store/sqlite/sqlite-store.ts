@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { ApiKeyRecord, UsageMonth } from '../../../accounts/store.ts';
-import { KyselyStore, toApiKeyRecord } from '../kysely-store.ts';
+import { assertCount, KyselyStore, toApiKeyRecord } from '../kysely-store.ts';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
@@ -111,10 +111,4 @@ interface GrantRow {
 interface UsageRow {
   verifications: number;
   bulk_requests: number;
-}
-
-function assertCount(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
-  }
 }
