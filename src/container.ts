@@ -7,21 +7,18 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { BUILT_IN_PLANS, type Plan, parsePlans } from './accounts/plans.ts';
 import type { Store } from './accounts/store.ts';
-import { FallbackResultCache } from './adapters/cache/fallback-result-cache.ts';
 import { MemoryResultCache } from './adapters/cache/memory-result-cache.ts';
-import { RedisResultCache } from './adapters/cache/redis-result-cache.ts';
 import { CachedDnsResolver } from './adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from './adapters/dns/node-resolver.ts';
 import { SystemClock } from './adapters/dns/system-clock.ts';
 import { type OperatorListWarning, readOperatorLists } from './adapters/lists/operator-lists.ts';
-import { FallbackRateLimiter } from './adapters/ratelimit/fallback-rate-limiter.ts';
 import { MemoryRateLimiter } from './adapters/ratelimit/memory-rate-limiter.ts';
-import { RedisRateLimiter } from './adapters/ratelimit/redis-rate-limiter.ts';
 import { closeRedis, createRedisClient, waitUntilReady } from './adapters/redis/redis-client.ts';
+import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './adapters/redis/shared-state.ts';
 import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
 import { openStore } from './adapters/store/open-store.ts';
 import { type Config, ConfigError } from './config.ts';
-import type { RateLimiter, ResultCache } from './service/ports.ts';
+import type { RateLimiter } from './service/ports.ts';
 import { VerificationService } from './service/verification-service.ts';
 import { createListChecker } from './verification/checks/lists.ts';
 import { SkippingProber } from './verification/checks/smtp-skipped.ts';
@@ -31,7 +28,8 @@ import type { Clock, DnsResolver, MailboxProber } from './verification/ports.ts'
 /** Builds the verifier for this configuration. Operator list problems are written to `warn`. */
 export async function createVerifier(
   config: Config,
-  warn: (message: string) => void = (message) => process.stderr.write(`mailvet: ${message}\n`),
+  warn: (message: string) => void = stderrWarn,
+  shared?: SharedState,
 ): Promise<Verifier> {
   const clock = new SystemClock();
   let resolver: NodeDnsResolver;
@@ -52,10 +50,10 @@ export async function createVerifier(
   const unreadable = operator.warnings.filter((warning) => warning.problem === 'unreadable');
   if (unreadable.length > 0) throw new ConfigError(unreadable.map(formatWarning));
   for (const warning of operator.warnings) warn(formatWarning(warning));
-  const dns = new CachedDnsResolver(resolver, clock);
+  const dns = new CachedDnsResolver(resolver, clock, { shared: shared?.dnsAnswers });
   return new Verifier({
     dns,
-    prober: createProber(config, dns, clock),
+    prober: createProber(config, dns, clock, shared),
     lists: createListChecker({ allowDomains: operator.allowDomains, denyDomains: operator.denyDomains }),
     clock,
   });
@@ -74,23 +72,29 @@ export interface Services {
   service: VerificationService;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
-  /** Closes the store (and, later, Redis connections). */
+  /** Closes the store and the Redis connection. */
   close(): Promise<void>;
 }
 
 /** Builds the API's services: store (migrated), plans, rate limiter, result cache, verifier. */
-export async function createServices(config: Config, warn?: (message: string) => void): Promise<Services> {
+export async function createServices(
+  config: Config,
+  warn: (message: string) => void = stderrWarn,
+): Promise<Services> {
+  const clock = new SystemClock();
   const plans = await loadPlans(config);
-  const verifier = await createVerifier(config, warn);
+  const redis = config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL);
+  // Waiting here keeps the first requests from falling back (and warning) while Redis connects.
+  if (redis !== undefined && !(await waitUntilReady(redis))) {
+    warn('Redis is not answering yet: rate limits and caches use memory until it does');
+  }
+  const shared = redis && sharedState(redis, clock, warn, config.MAILVET_SMTP_PROBE_TIMEOUT_MS);
+  const verifier = await createVerifier(config, warn, shared);
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
-  const shared = await createSharedState(
-    config,
-    warn ?? ((message) => process.stderr.write(`mailvet: ${message}\n`)),
-  );
   const service = new VerificationService({
     verifier,
     usage: store,
-    cache: shared.cache,
+    cache: shared?.resultCache ?? new MemoryResultCache(),
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
   });
   return {
@@ -98,40 +102,17 @@ export async function createServices(config: Config, warn?: (message: string) =>
     verifier,
     store,
     service,
-    rateLimiter: shared.rateLimiter,
+    rateLimiter: shared?.rateLimiter ?? new MemoryRateLimiter(clock),
     plans,
     close: async () => {
       await store.close();
-      await shared.close();
+      if (redis !== undefined) await closeRedis(redis);
     },
   };
 }
 
-/**
- * Rate limits and the result cache: in memory (embedded mode), or in Redis shared by every process
- * when REDIS_URL is set, each falling back to memory while Redis does not answer (logged once).
- */
-async function createSharedState(
-  config: Config,
-  warn: (message: string) => void,
-): Promise<{ rateLimiter: RateLimiter; cache: ResultCache; close(): Promise<void> }> {
-  const clock = new SystemClock();
-  if (config.REDIS_URL === undefined) {
-    return {
-      rateLimiter: new MemoryRateLimiter(clock),
-      cache: new MemoryResultCache(),
-      close: async () => {},
-    };
-  }
-  const redis = createRedisClient(config.REDIS_URL);
-  // Waiting here keeps the first requests from falling back (and warning) while it connects.
-  if (!(await waitUntilReady(redis)))
-    warn('Redis is not answering yet: rate limits and caches use memory until it does');
-  return {
-    rateLimiter: new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(clock), warn),
-    cache: new FallbackResultCache(new RedisResultCache(redis), new MemoryResultCache(), warn),
-    close: () => closeRedis(redis),
-  };
+function stderrWarn(message: string): void {
+  process.stderr.write(`mailvet: ${message}\n`);
 }
 
 /** The plans: MAILVET_PLANS when set, else the built-in ones. */
@@ -153,7 +134,12 @@ export async function loadPlans(config: Config): Promise<Readonly<Record<string,
 }
 
 /** The SMTP stage: the real prober, or one that skips when MAILVET_SMTP_PROBE=false. */
-export function createProber(config: Config, dns: DnsResolver, clock: Clock): MailboxProber {
+export function createProber(
+  config: Config,
+  dns: DnsResolver,
+  clock: Clock,
+  shared?: SharedState,
+): MailboxProber {
   if (!config.MAILVET_SMTP_PROBE) return new SkippingProber();
   const helo = config.MAILVET_SMTP_HELO ?? hostname();
   return new SmtpProber(dns, clock, {
@@ -163,5 +149,8 @@ export function createProber(config: Config, dns: DnsResolver, clock: Clock): Ma
     connectTimeoutMs: config.MAILVET_SMTP_CONNECT_TIMEOUT_MS,
     commandTimeoutMs: config.MAILVET_SMTP_TIMEOUT_MS,
     probeTimeoutMs: config.MAILVET_SMTP_PROBE_TIMEOUT_MS,
+    perHostSessions: SHARED_HOST_SESSIONS,
+    catchAllStore: shared?.catchAll,
+    hostLimiter: shared?.hostLimiter,
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { Clock, DnsAnswer, DnsResolver } from '../../verification/ports.ts';
 import type { MxRecord } from '../../verification/report.ts';
+import type { DnsAnswerStore } from './dns-answer-store.ts';
 
 /** Cache lifetimes and size. Defaults in brackets. */
 export interface DnsCacheOptions {
@@ -21,6 +22,11 @@ export interface DnsCacheOptions {
   errorTtlSeconds?: number;
   /** At most this many names are kept (each with up to three answers); the oldest go first [100,000]. */
   maxEntries?: number;
+  /**
+   * A second level shared with other processes (Redis in scale-out mode), asked only on an
+   * in-process miss, before the inner resolver; it receives every answer but failures.
+   */
+  shared?: DnsAnswerStore;
 }
 
 /**
@@ -53,6 +59,7 @@ export class CachedDnsResolver implements DnsResolver {
   readonly #maxNegativeTtlMs: number;
   readonly #errorTtlMs: number;
   readonly #maxEntries: number;
+  readonly #shared: DnsAnswerStore | undefined;
 
   constructor(inner: DnsResolver, clock: Clock, options: DnsCacheOptions = {}) {
     this.#inner = inner;
@@ -63,6 +70,7 @@ export class CachedDnsResolver implements DnsResolver {
     this.#maxNegativeTtlMs = (options.maxNegativeTtlSeconds ?? 300) * 1000;
     this.#errorTtlMs = (options.errorTtlSeconds ?? 15) * 1000;
     this.#maxEntries = Math.max(1, options.maxEntries ?? 100_000);
+    this.#shared = options.shared;
   }
 
   /** Names currently cached. */
@@ -124,6 +132,24 @@ export class CachedDnsResolver implements DnsResolver {
   }
 
   #ask(name: string, question: Question): Promise<DnsAnswer<unknown>> {
+    return this.#shared === undefined
+      ? this.#askInner(name, question)
+      : this.#askShared(this.#shared, name, question);
+  }
+
+  /** Shared store first, then upstream; a broken store counts as a miss and never fails a lookup. */
+  async #askShared(shared: DnsAnswerStore, name: string, question: Question): Promise<DnsAnswer<unknown>> {
+    const stored = await shared.get(question, name).catch(() => undefined);
+    if (stored !== undefined) return stored;
+    const answer = await this.#askInner(name, question);
+    // Failures stay in-process (errorTtlSeconds): another process's resolver may well succeed.
+    if (answer.kind !== 'error') {
+      shared.set(question, name, answer, this.#lifetimeMs(answer) / 1000).catch(() => {});
+    }
+    return answer;
+  }
+
+  #askInner(name: string, question: Question): Promise<DnsAnswer<unknown>> {
     switch (question) {
       case 'mx':
         return this.#inner.resolveMx(name);

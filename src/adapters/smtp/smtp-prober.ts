@@ -9,7 +9,9 @@ import { catchAllProbeLocalPart, combineWithCatchAll } from '../../verification/
 import type { RcptVerdict } from '../../verification/checks/smtp/reply.ts';
 import type { Clock, DnsResolver, MailboxProber, ProbeRequest } from '../../verification/ports.ts';
 import type { MxRecord, SmtpCheck, SmtpUnknownReason } from '../../verification/report.ts';
-import { KeyedSemaphores, Semaphore } from './semaphore.ts';
+import type { CatchAllStore } from './catch-all-store.ts';
+import { type HostSessionLimiter, MemoryHostLimiter } from './host-session-limiter.ts';
+import { Semaphore } from './semaphore.ts';
 import { type ProbeIdentity, type RcptOutcome, type SessionFailure, SmtpSession } from './smtp-session.ts';
 
 export interface SmtpProberOptions {
@@ -31,7 +33,13 @@ export interface SmtpProberOptions {
   /** When a greylisting server gives no delay. */
   greylistRetrySeconds?: number;
   random?: () => number;
+  /** Catch-all verdicts shared with other processes, asked when this process's map misses. */
+  catchAllStore?: CatchAllStore;
+  /** Caps sessions per MX host address; per process (perHostSessions) unless given. */
+  hostLimiter?: HostSessionLimiter;
 }
+
+type Tuning = Required<Omit<SmtpProberOptions, 'catchAllStore' | 'hostLimiter'>>;
 
 interface Waiting {
   request: ProbeRequest;
@@ -48,10 +56,11 @@ interface DomainQueue {
 export class SmtpProber implements MailboxProber {
   readonly #dns: DnsResolver;
   readonly #clock: Clock;
-  readonly #options: Required<SmtpProberOptions>;
+  readonly #options: Tuning;
   readonly #queues = new Map<string, DomainQueue>();
   readonly #catchAll = new Map<string, { catchAll: boolean; expiresMs: number }>();
-  readonly #hostSessions: KeyedSemaphores;
+  readonly #hostSessions: HostSessionLimiter;
+  readonly #catchAllStore: CatchAllStore | undefined;
   readonly #allSessions: Semaphore;
 
   constructor(dns: DnsResolver, clock: Clock, options: SmtpProberOptions) {
@@ -66,7 +75,8 @@ export class SmtpProber implements MailboxProber {
       random: Math.random,
       ...options,
     };
-    this.#hostSessions = new KeyedSemaphores(this.#options.perHostSessions);
+    this.#hostSessions = options.hostLimiter ?? new MemoryHostLimiter(this.#options.perHostSessions);
+    this.#catchAllStore = options.catchAllStore;
     this.#allSessions = new Semaphore(this.#options.maxSessions);
   }
 
@@ -139,6 +149,9 @@ export class SmtpProber implements MailboxProber {
           waiting.resolve(unknown(refused.reason, refused.reply));
         return;
       }
+      if (this.#catchAllStore !== undefined && this.#cachedCatchAll(domain) === undefined) {
+        await this.#loadCatchAll(this.#catchAllStore, domain);
+      }
       const probeCatchAll = this.#cachedCatchAll(domain) === undefined;
       const randomAddress = `${catchAllProbeLocalPart(this.#options.random)}@${domain}`;
       const addresses = batch.map((w) => `${w.request.localPart}@${w.request.asciiDomain}`);
@@ -196,6 +209,15 @@ export class SmtpProber implements MailboxProber {
     return cached.catchAll;
   }
 
+  /** Copies another process's verdict into the map; a failing store is a miss. */
+  async #loadCatchAll(store: CatchAllStore, domain: string): Promise<void> {
+    const shared = await store.get(domain).catch(() => undefined);
+    if (shared === undefined) return;
+    // Kept locally for the full TTL: a verdict may thus live up to twice its TTL, which is fine.
+    const expiresMs = this.#clock.now() + this.#options.catchAllTtlSeconds * 1000;
+    this.#catchAll.set(domain, { catchAll: shared, expiresMs });
+  }
+
   #knownCatchAllVerdict(domain: string): RcptVerdict | null {
     const known = this.#cachedCatchAll(domain);
     if (known === undefined) return null;
@@ -207,6 +229,9 @@ export class SmtpProber implements MailboxProber {
     if (verdict.kind !== 'deliverable' && verdict.kind !== 'undeliverable') return;
     const expiresMs = this.#clock.now() + this.#options.catchAllTtlSeconds * 1000;
     this.#catchAll.set(domain, { catchAll: verdict.kind === 'deliverable', expiresMs });
+    this.#catchAllStore
+      ?.set(domain, verdict.kind === 'deliverable', this.#options.catchAllTtlSeconds)
+      .catch(() => {});
   }
 
   /** Tries the MX hosts in preference order, each address of each, skipping refused ranges. */
@@ -220,7 +245,14 @@ export class SmtpProber implements MailboxProber {
           last = { reason: 'probe_refused', reply: null, unreachable: true };
           continue;
         }
-        const release = await this.#hostSessions.acquire(ip);
+        let release: () => void;
+        try {
+          release = await this.#hostSessions.acquire(ip);
+        } catch {
+          // Every slot at this address stayed taken (by other processes): try the next one.
+          last = { reason: 'connect_failed', reply: null, unreachable: true };
+          continue;
+        }
         const opened = await SmtpSession.open(
           {
             ip,

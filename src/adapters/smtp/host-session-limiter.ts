@@ -1,0 +1,79 @@
+/**
+ * The cap on open SMTP sessions per MX host address. Embedded mode caps per process (an in-memory
+ * semaphore); scale-out mode caps across every process (Redis, `redis-host-limiter.ts`), so adding
+ * workers never multiplies the connections one mail server sees.
+ */
+import { type FallbackOptions, FallbackSwitch, type Warn } from '../redis/fallback-switch.ts';
+import { KeyedSemaphores } from './semaphore.ts';
+
+/** Grants session slots per MX host address. */
+export interface HostSessionLimiter {
+  /**
+   * Waits for a slot at `hostIp`; call the returned function to give it back (calling it again
+   * does nothing). May reject with {@link HostBusyError} when no slot frees up in time.
+   */
+  acquire(hostIp: string): Promise<() => void>;
+}
+
+/** No slot at this host freed up within the limiter's wait limit: try another host. */
+export class HostBusyError extends Error {
+  constructor(readonly hostIp: string) {
+    super(`no session slot free at ${hostIp}`);
+    this.name = 'HostBusyError';
+  }
+}
+
+/** The per-process limiter: KeyedSemaphores behind the port (waits as long as it takes). */
+export class MemoryHostLimiter implements HostSessionLimiter {
+  readonly #semaphores: KeyedSemaphores;
+
+  constructor(permits: number) {
+    this.#semaphores = new KeyedSemaphores(permits);
+  }
+
+  /** Waits for one of this process's slots at `hostIp`. */
+  acquire(hostIp: string): Promise<() => void> {
+    return this.#semaphores.acquire(hostIp);
+  }
+}
+
+/**
+ * A HostSessionLimiter that never fails because of Redis: `shared` when Redis answers, `local`
+ * (per-process caps) while it does not; warns once per outage and recovers by itself. A busy host
+ * is an answer from Redis, not a failure: it is passed on, never turned into a fallback.
+ */
+export class FallbackHostLimiter implements HostSessionLimiter {
+  readonly #shared: HostSessionLimiter;
+  readonly #local: HostSessionLimiter;
+  readonly #switch: FallbackSwitch;
+
+  constructor(
+    shared: HostSessionLimiter,
+    local: HostSessionLimiter,
+    warn: Warn,
+    options: FallbackOptions = {},
+  ) {
+    this.#shared = shared;
+    this.#local = local;
+    this.#switch = new FallbackSwitch('MX host session limit', 'per-process session limits', warn, options);
+  }
+
+  /** True while sessions are capped per process only. */
+  get degraded(): boolean {
+    return this.#switch.degraded;
+  }
+
+  /** A slot from Redis, or from this process's semaphores while Redis fails. */
+  async acquire(hostIp: string): Promise<() => void> {
+    const outcome = await this.#switch.run<{ release: () => void } | { busy: HostBusyError }>(
+      () =>
+        this.#shared.acquire(hostIp).then(
+          (release) => ({ release }),
+          (error: unknown) => (error instanceof HostBusyError ? { busy: error } : Promise.reject(error)),
+        ),
+      () => this.#local.acquire(hostIp).then((release) => ({ release })),
+    );
+    if ('busy' in outcome) throw outcome.busy;
+    return outcome.release;
+  }
+}
