@@ -14,6 +14,7 @@ import { SystemClock } from './adapters/dns/system-clock.ts';
 import { type OperatorListWarning, readOperatorLists } from './adapters/lists/operator-lists.ts';
 import { MemoryRateLimiter } from './adapters/ratelimit/memory-rate-limiter.ts';
 import { closeRedis, createRedisClient, waitUntilReady } from './adapters/redis/redis-client.ts';
+import { redisReadiness } from './adapters/redis/redis-readiness.ts';
 import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './adapters/redis/shared-state.ts';
 import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
 import { openStore } from './adapters/store/open-store.ts';
@@ -72,6 +73,8 @@ export interface Services {
   service: VerificationService;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
+  /** Redis's line in /readyz, in scale-out. */
+  moreReadiness?: () => Promise<Record<string, 'ok' | 'degraded'>>;
   /** Closes the store and the Redis connection. */
   close(): Promise<void>;
 }
@@ -104,6 +107,9 @@ export async function createServices(
     service,
     rateLimiter: shared?.rateLimiter ?? new MemoryRateLimiter(clock),
     plans,
+    ...(redis !== undefined && {
+      moreReadiness: async () => ({ redis: await redisReadiness(redis) }),
+    }),
     close: async () => {
       await store.close();
       if (redis !== undefined) await closeRedis(redis);

@@ -43,8 +43,13 @@ const DEFAULTS = {
 
 /** Starts the API on HOST:PORT and returns once it listens. */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
+  // Warnings from before the logger exists are kept and logged once it does; later ones (Redis
+  // going down and coming back) go straight to the log.
   const warnings: string[] = [];
-  const services = await createServices(config, (message) => warnings.push(message));
+  let warn = (message: string): void => {
+    warnings.push(message);
+  };
+  const services = await createServices(config, (message) => warn(message));
   let app: FastifyInstance;
   try {
     app = buildApp(services, {
@@ -55,6 +60,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
     // Runs after the server stopped accepting and in-flight requests finished.
     app.addHook('onClose', async () => services.close());
     for (const warning of warnings) app.log.warn(warning);
+    const log = app.log;
+    warn = (message) => log.warn(message);
     await app.listen({ host: config.HOST, port: config.PORT });
   } catch (error) {
     await services.close().catch(() => {});

@@ -25,8 +25,10 @@ export interface AppDeps {
   store: Pick<Store, 'findApiKeyByHash' | 'ping'>;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
-  /** Readiness checks for /readyz; by default the store's ping. */
+  /** Readiness checks for /readyz; by default the store's ping plus `moreReadiness`. */
   ready?: () => Promise<ReadinessChecks>;
+  /** Further lines for the default /readyz (Redis in scale-out). */
+  moreReadiness?: () => Promise<ReadinessChecks>;
 }
 
 /** Server options that are not part of the API's contract. */
@@ -53,7 +55,8 @@ export const apiApp = shared<AppDeps>(async (app, deps) => {
   await app.register(gracefulClosePlugin);
   // Before the routes: the OpenAPI generator collects routes as they are added.
   await app.register(openApiPlugin);
-  await app.register(healthRoutes, { ready: deps.ready ?? (() => storeReadiness(deps.store)) });
+  const ready = deps.ready ?? (() => defaultReadiness(deps));
+  await app.register(healthRoutes, { ready });
   await app.register(v1Routes, { ...deps, prefix: '/api/v1' });
 });
 
@@ -83,6 +86,11 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
   });
   app.register(apiApp, deps);
   return app;
+}
+
+async function defaultReadiness(deps: AppDeps): Promise<ReadinessChecks> {
+  const [store, more] = await Promise.all([storeReadiness(deps.store), deps.moreReadiness?.() ?? {}]);
+  return { ...store, ...more };
 }
 
 /** Readiness of the store: ping within a bound, so a hung database makes /readyz fail, not hang. */

@@ -1,13 +1,18 @@
 /**
- * GET /healthz (liveness: the process answers) and GET /readyz (readiness: the store, and later
- * the cache, answer). No auth; logged only at warn so probes do not flood the logs.
+ * GET /healthz (liveness: the process answers) and GET /readyz (readiness: the store answers; Redis,
+ * in scale-out, is reported but never makes the process unready, since requests are still served
+ * from the in-memory fallback while it is down). No auth; logged only at warn so probes do not
+ * flood the logs.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { errorBody, notReady } from '../errors.ts';
 import { plainResponse } from '../schemas/responses.ts';
 
-/** Each dependency's state. */
-export type ReadinessChecks = Record<string, 'ok' | 'error'>;
+/**
+ * Each dependency's state: `error` makes the process unready (503); `degraded` (working on a
+ * fallback, e.g. Redis down) is reported but still ready.
+ */
+export type ReadinessChecks = Record<string, 'ok' | 'degraded' | 'error'>;
 
 export interface HealthDeps {
   ready: () => Promise<ReadinessChecks>;
@@ -41,7 +46,7 @@ export const healthRoutes: FastifyPluginAsync<HealthDeps> = async (app, { ready 
 
   app.get('/readyz', { schema: readinessSchema, logLevel: 'warn' }, async (request, reply) => {
     const checks = await ready();
-    if (Object.values(checks).every((state) => state === 'ok')) return { status: 'ok', checks };
+    if (Object.values(checks).every((state) => state !== 'error')) return { status: 'ok', checks };
     request.log.warn({ checks }, 'not ready');
     reply.code(503);
     return { ...errorBody(notReady(), request.id), checks };

@@ -1,0 +1,159 @@
+/**
+ * Real `mailvet` processes for the scale-out suites: `serve` children on PORT=0 (their URL read from
+ * the "listening on" log line), one-shot commands (`keys create`), and a PostgreSQL schema of the
+ * run's own, chosen by search_path in the URL and dropped at the end (as the store suite does).
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+/** A running `mailvet serve`. */
+export interface ServeProcess {
+  url: string;
+  /** Every stdout line so far (JSON log lines). */
+  lines: string[];
+  /** stderr so far. */
+  stderr(): string;
+  /** True while the process runs. */
+  alive(): boolean;
+  /** SIGTERM, then SIGKILL after 5 s; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** The environment of the test process without the variables a child must get only from `env`. */
+function baseEnvironment(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _d, REDIS_URL: _r, MAILVET_DATA_DIR: _m, PORT: _p, ...inherited } = process.env;
+  return inherited;
+}
+
+/** Starts `node bin/mailvet serve` with `env` and resolves once it logs that it listens. */
+export async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['bin/mailvet', 'serve'], {
+    env: { ...baseEnvironment(), PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no "listening on" line in 20 s; stderr: ${stderr}`)),
+      20_000,
+    );
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const match = /"msg":"listening on (http:\/\/[^"]+)"/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+  return {
+    url,
+    lines,
+    stderr: () => stderr,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** Runs `node bin/mailvet ...args` to completion with `env`; returns its stdout. */
+export async function mailvet(args: string[], env: Record<string, string>): Promise<string> {
+  const { stdout } = await run(process.execPath, ['bin/mailvet', ...args], {
+    env: { ...baseEnvironment(), ...env },
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+/** A key made by `mailvet keys create --json`. */
+export interface CreatedKey {
+  id: string;
+  key: string;
+}
+
+/** `mailvet keys create --name NAME ...flags --json`, parsed. */
+export async function createKey(
+  name: string,
+  flags: string[],
+  env: Record<string, string>,
+): Promise<CreatedKey> {
+  const created = JSON.parse(await mailvet(['keys', 'create', '--name', name, ...flags, '--json'], env)) as {
+    id: unknown;
+    key: unknown;
+  };
+  if (typeof created.id !== 'string' || typeof created.key !== 'string')
+    throw new Error('keys create --json printed no id or key');
+  return { id: created.id, key: created.key };
+}
+
+/** Schemas of this run's own on the PostgreSQL server at `baseUrl`; `dropAll()` removes them. */
+export function schemaFactory(baseUrl: string): {
+  /** A new empty schema; returns its name and a URL whose connections use it. */
+  create(): Promise<{ schema: string; url: string }>;
+  dropAll(): Promise<void>;
+} {
+  const schemas: string[] = [];
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: baseUrl });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    async create() {
+      const schema = `mailvet_test_${randomBytes(6).toString('hex')}`;
+      await admin((client) => client.query(`create schema ${schema}`));
+      schemas.push(schema);
+      return { schema, url: withSearchPath(baseUrl, schema) };
+    },
+    async dropAll() {
+      await admin(async (client) => {
+        for (const schema of schemas.splice(0)) await client.query(`drop schema if exists ${schema} cascade`);
+      });
+    },
+  };
+}
+
+/** `url` with its connections' search_path set to `schema`. */
+export function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  return parsed.toString();
+}
+
+/** A fresh 32-byte secret as 64 hex digits (MAILVET_SECRET_KEY). */
+export function secretKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** POST /api/v1/verify with `key`. */
+export function verify(url: string, key: string, email: string, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${url}/api/v1/verify`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+    signal,
+  });
+}
