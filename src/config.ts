@@ -85,6 +85,18 @@ const envSchema = z.object({
   MAILVET_DISPOSABLE_ALLOW_FILE: optionalText,
   /** Operator file of domains always reported disposable. */
   MAILVET_DISPOSABLE_DENY_FILE: optionalText,
+  /** Wait before a greylisted address in a list job is checked again, ms (3 tries in all). */
+  MAILVET_LIST_RECHECK_MS: integer(300_000, 0, 86_400_000),
+  /** List jobs one worker process works on at once. */
+  MAILVET_WORKER_CONCURRENCY: integer(2, 1, 64),
+  /** How often a worker looks for lists to (re)start: lost queue messages, quota back after a pause, ms. */
+  MAILVET_LIST_SWEEP_MS: integer(30_000, 100, 3_600_000),
+  /** Scale-out: how long a worker's hold on a list job lasts without renewal (a killed worker's job is taken over after it), ms. */
+  MAILVET_JOB_LOCK_MS: integer(30_000, 1_000, 600_000),
+  /** Wait before the second webhook attempt, ms; each later wait is 4 times longer. */
+  MAILVET_WEBHOOK_RETRY_MS: integer(60_000, 1, 86_400_000),
+  /** Allow webhook URLs that resolve to private/loopback addresses (tests only). */
+  MAILVET_WEBHOOK_ALLOW_PRIVATE: booleanFlag(false),
   /** DNS query timeout, ms, and tries per query. */
   MAILVET_DNS_TIMEOUT_MS: integer(2000, 1, 60_000),
   MAILVET_DNS_TRIES: integer(2, 1, 10),

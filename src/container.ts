@@ -16,9 +16,13 @@ import { MemoryRateLimiter } from './adapters/ratelimit/memory-rate-limiter.ts';
 import { closeRedis, createRedisClient, waitUntilReady } from './adapters/redis/redis-client.ts';
 import { redisReadiness } from './adapters/redis/redis-readiness.ts';
 import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './adapters/redis/shared-state.ts';
+import { loadSecretKey } from './adapters/secret-key.ts';
 import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
 import { openStore } from './adapters/store/open-store.ts';
 import { type Config, ConfigError } from './config.ts';
+import type { JobQueue } from './jobs/job-queue.ts';
+import { ListService } from './jobs/list-service.ts';
+import { createQueue } from './list-jobs-wiring.ts';
 import type { RateLimiter } from './service/ports.ts';
 import { VerificationService } from './service/verification-service.ts';
 import { createListChecker } from './verification/checks/lists.ts';
@@ -73,6 +77,12 @@ export interface Services {
   service: VerificationService;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
+  /** Carries list jobs to workers (in-process embedded, BullMQ in scale-out). */
+  queue: JobQueue;
+  /** List jobs for the API. */
+  lists: ListService;
+  /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
+  secretKey: Buffer;
   /** Redis's line in /readyz, in scale-out. */
   moreReadiness?: () => Promise<Record<string, 'ok' | 'degraded'>>;
   /** Closes the store and the Redis connection. */
@@ -93,7 +103,22 @@ export async function createServices(
   }
   const shared = redis && sharedState(redis, clock, warn, config.MAILVET_SMTP_PROBE_TIMEOUT_MS);
   const verifier = await createVerifier(config, warn, shared);
+  const secretKey = await loadSecretKey(config);
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+  const queue = createQueue(config, (listId, error, willRetry) => {
+    const what = listId === undefined ? 'job queue' : `list ${listId}`;
+    const retry =
+      willRetry === undefined ? '' : willRetry ? ' (retried)' : ' (given up until the next sweep)';
+    warn(`${what}: ${error instanceof Error ? error.message : String(error)}${retry}`);
+  });
+  const lists = new ListService({
+    lists: store.lists,
+    queue,
+    onEnqueueError: (listId, error) =>
+      warn(
+        `list ${listId} not queued now (${error instanceof Error ? error.message : String(error)}); a worker sweep will pick it up`,
+      ),
+  });
   const service = new VerificationService({
     verifier,
     usage: store,
@@ -107,10 +132,14 @@ export async function createServices(
     service,
     rateLimiter: shared?.rateLimiter ?? new MemoryRateLimiter(clock),
     plans,
+    queue,
+    lists,
+    secretKey,
     ...(redis !== undefined && {
       moreReadiness: async () => ({ redis: await redisReadiness(redis) }),
     }),
     close: async () => {
+      await queue.close();
       await store.close();
       if (redis !== undefined) await closeRedis(redis);
     },

@@ -10,6 +10,8 @@ import type { Config } from './config.ts';
 import { createServices } from './container.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';
+import type { ListWorker } from './jobs/list-worker.ts';
+import { startWorker } from './list-jobs-wiring.ts';
 
 /** Knobs of the running server; the defaults suit production. */
 export interface StartServerOptions {
@@ -22,6 +24,11 @@ export interface StartServerOptions {
   requestTimeoutMs?: number;
   /** Socket inactivity allowed, ms: above the slowest verification (SMTP probes take seconds). */
   connectionTimeoutMs?: number;
+  /**
+   * Run a list-job worker in this process: by default yes in embedded mode (nothing else would run
+   * the lists) and no in scale-out (`mailvet worker` processes do).
+   */
+  worker?: boolean;
 }
 
 /** A listening server. */
@@ -57,12 +64,20 @@ export async function startServer(config: Config, options: StartServerOptions = 
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
       connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULTS.connectionTimeoutMs,
     });
-    // Runs after the server stopped accepting and in-flight requests finished.
-    app.addHook('onClose', async () => services.close());
+    // Runs after the server stopped accepting and in-flight requests finished: the worker stops
+    // (its lists stay runnable in the store) before the store and queue close.
+    let worker: ListWorker | undefined;
+    app.addHook('onClose', async () => {
+      await worker?.close();
+      await services.close();
+    });
     for (const warning of warnings) app.log.warn(warning);
     const log = app.log;
     warn = (message) => log.warn(message);
     await app.listen({ host: config.HOST, port: config.PORT });
+    if (options.worker ?? config.REDIS_URL === undefined) {
+      worker = await startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
+    }
   } catch (error) {
     await services.close().catch(() => {});
     throw error;

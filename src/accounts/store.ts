@@ -2,6 +2,7 @@
  * The store port for accounts, API keys and usage. Adapters in `src/adapters/store/` implement it
  * on SQLite and PostgreSQL with the same queries; one contract suite runs against both.
  */
+import type { ListStore } from '../jobs/list-store.ts';
 
 /** An account: owns keys (and, later, dashboard users and lists). */
 export interface Account {
@@ -50,6 +51,8 @@ export interface AccountStore {
   /** The account CLI-made keys belong to; created on first use. */
   defaultAccount(): Promise<Account>;
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
+  /** The key with this id, revoked or not; null when none. */
+  findApiKeyById(id: string): Promise<ApiKeyRecord | null>;
   /** The key with this hash, revoked or not (the caller decides); null when none. */
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   listApiKeys(accountId?: string): Promise<ApiKeyRecord[]>;
@@ -86,6 +89,8 @@ export interface UsageStore {
 export interface Store extends AccountStore, UsageStore {
   /** Which backend: for logs and /readyz. */
   readonly kind: 'sqlite' | 'postgres';
+  /** List jobs, on the same database. */
+  readonly lists: ListStore;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -9,32 +9,11 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
+import { RESULT_COLUMNS, resultRowCells } from '../jobs/results-format.ts';
+import { type CsvLayout, detectLayout } from '../jobs/upload/csv-layout.ts';
+import { UploadError } from '../jobs/upload/upload-error.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { mapOrdered } from './map-ordered.ts';
-
-/** The columns appended to each row. */
-export const RESULT_COLUMNS = [
-  'mailvet_status',
-  'mailvet_score',
-  'mailvet_reason',
-  'mailvet_suggestion',
-  'mailvet_disposable',
-  'mailvet_role_based',
-  'mailvet_free_provider',
-  'mailvet_mx_records',
-  'mailvet_smtp',
-  'mailvet_catch_all',
-] as const;
-
-const EMAIL_HEADERS = new Set([
-  'email',
-  'e-mail',
-  'email_address',
-  'emailaddress',
-  'email address',
-  'mail',
-  'e_mail',
-]);
 
 export interface CsvVerifyOptions {
   input: string;
@@ -69,20 +48,17 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
     const iterator = records[Symbol.asyncIterator]() as AsyncIterator<string[]>;
     const first = await iterator.next();
     if (first.done) return;
-    const layout = detectLayout(first.value, options.column);
+    const layout = layoutOf(first.value, options.column);
     yield layout.hasHeader
       ? [...first.value, ...RESULT_COLUMNS]
       : [...layout.syntheticHeader, ...RESULT_COLUMNS];
     const dataRows = layout.hasHeader ? iterator : prepend(first.value, iterator);
-    // Short rows are padded so the result columns stay under their headers.
+    // Rows are lined up on the first one so the result columns stay under their headers.
     const width = first.value.length;
     const verified = mapOrdered(
       { [Symbol.asyncIterator]: () => dataRows },
       options.concurrency,
-      async (row: string[]) => {
-        const cells = row.length < width ? [...row, ...new Array<string>(width - row.length).fill('')] : row;
-        return [...cells, ...resultCells(await options.verify(row[layout.emailIndex] ?? ''))];
-      },
+      async (row: string[]) => resultRowCells(row, width, await options.verify(row[layout.emailIndex] ?? '')),
     );
     for await (const row of verified) {
       rows += 1;
@@ -103,52 +79,20 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
   return rows;
 }
 
-interface Layout {
-  hasHeader: boolean;
-  emailIndex: number;
-  syntheticHeader: string[];
-}
-
-function detectLayout(firstRow: string[], column: string | undefined): Layout {
-  const syntheticHeader = firstRow.map((_, i) => `column_${i + 1}`);
-  const headerIndex = firstRow.findIndex((cell) => EMAIL_HEADERS.has(cell.trim().toLowerCase()));
-  if (column !== undefined) {
-    if (/^\d+$/.test(column)) {
-      const index = Number(column) - 1;
-      if (index < 0 || index >= firstRow.length) throw new CsvInputError(`column ${column} is out of range`);
-      return { hasHeader: headerIndex >= 0, emailIndex: index, syntheticHeader };
+/** The shared layout rules, with their errors worded for the command line. */
+function layoutOf(firstRow: string[], column: string | undefined): CsvLayout {
+  try {
+    return detectLayout(firstRow, column);
+  } catch (error) {
+    if (!(error instanceof UploadError)) throw error;
+    if (column === undefined) {
+      throw new CsvInputError('no email column found: name it with --column (header name or 1-based number)');
     }
-    const named = firstRow.findIndex((cell) => cell.trim().toLowerCase() === column.trim().toLowerCase());
-    if (named < 0)
-      throw new CsvInputError(`no column named "${column}" in the header: ${firstRow.join(', ')}`);
-    return { hasHeader: true, emailIndex: named, syntheticHeader };
+    throw new CsvInputError(error.message);
   }
-  if (headerIndex >= 0) return { hasHeader: true, emailIndex: headerIndex, syntheticHeader };
-  const withAt = firstRow.findIndex((cell) => cell.includes('@'));
-  if (withAt >= 0) {
-    syntheticHeader[withAt] = 'email';
-    return { hasHeader: false, emailIndex: withAt, syntheticHeader };
-  }
-  throw new CsvInputError('no email column found: name it with --column (header name or 1-based number)');
 }
 
 async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
   yield first;
   for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
-}
-
-function resultCells(result: VerificationResult): string[] {
-  const { checks } = result;
-  return [
-    result.status,
-    String(result.score),
-    result.reason,
-    checks.suggestions[0] ?? '',
-    String(checks.disposable),
-    String(checks.role_based),
-    String(checks.free_provider),
-    String(checks.mx_records),
-    checks.smtp,
-    checks.catch_all === null ? '' : String(checks.catch_all),
-  ];
 }

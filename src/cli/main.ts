@@ -10,6 +10,7 @@ import { runMigrate } from './migrate-command.ts';
 import { runServe } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
 import { runVerify } from './verify-command.ts';
+import { runWorker } from './worker-command.ts';
 
 const program = new Command()
   .name('mailvet')
@@ -17,7 +18,14 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-program.command('serve').description('run the HTTP API (npm start)').action(runServe);
+program
+  .command('serve')
+  .description('run the HTTP API and dashboard (npm start), with a list-job worker in embedded mode')
+  .option('--worker', 'also run a list-job worker in this process (default in embedded mode)')
+  .option('--no-worker', 'run no list-job worker here (scale-out default: `mailvet worker` runs them)')
+  .action(runServe);
+
+program.command('worker').description('run a list-job worker only (scale-out)').action(runWorker);
 
 program.command('migrate').description('apply database migrations').action(runMigrate);
 

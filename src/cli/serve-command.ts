@@ -4,7 +4,7 @@
 import { loadConfig } from '../config.ts';
 import { startServer } from '../server.ts';
 
-/** Runs the API until SIGTERM or SIGINT. */
-export async function runServe(): Promise<void> {
-  await startServer(loadConfig());
+/** Runs the API until SIGTERM or SIGINT; `worker` undefined keeps the mode's default. */
+export async function runServe(options: { worker?: boolean } = {}): Promise<void> {
+  await startServer(loadConfig(), { worker: options.worker });
 }

@@ -7,6 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Plan } from '../accounts/plans.ts';
 import type { Store } from '../accounts/store.ts';
+import type { ListService } from '../jobs/list-service.ts';
 import type { RateLimiter } from '../service/ports.ts';
 import type { VerificationService } from '../service/verification-service.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
@@ -27,6 +28,10 @@ export interface AppDeps {
   plans: Readonly<Record<string, Plan>>;
   /** Readiness checks for /readyz; by default the store's ping plus `moreReadiness`. */
   ready?: () => Promise<ReadinessChecks>;
+  /** List jobs (absent in tests of the verification routes alone). */
+  lists?: ListService;
+  /** Signs list webhooks. */
+  secretKey?: Buffer;
   /** Further lines for the default /readyz (Redis in scale-out). */
   moreReadiness?: () => Promise<ReadinessChecks>;
 }

@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API_KEY>' },
   not_found: { status: 404, message: 'No such endpoint' },
   request_timeout: { status: 408, message: 'The request was not received in time' },
+  conflict: { status: 409, message: "The list's state does not allow this" },
   validation_failed: { status: 422, message: 'The request body is not valid' },
   rate_limited: { status: 429, message: "The key's per-second rate limit is exceeded" },
   quota_exceeded: { status: 429, message: 'The monthly verification quota is used up' },
@@ -78,6 +79,16 @@ export function unauthorized(tokenGiven: boolean): ApiError {
 /** 404 for a route that does not exist. */
 export function notFound(method: string, path: string): ApiError {
   return new ApiError('not_found', { message: `No such endpoint: ${method} ${path}` });
+}
+
+/** 404 for a list that does not exist or belongs to another account (the two look alike). */
+export function listNotFound(): ApiError {
+  return new ApiError('not_found', { message: 'No such list' });
+}
+
+/** 409 for an action the list's state does not allow. */
+export function listConflict(action: string, state: string): ApiError {
+  return new ApiError('conflict', { message: `The list is ${state}: it cannot be ${action}` });
 }
 
 /** 422 with the fields at fault. */

@@ -14,6 +14,8 @@ import type { ResultCache } from './ports.ts';
 /** The authenticated key a request acts for, with the figures that apply to it. */
 export interface Caller {
   keyId: string;
+  /** The account the key belongs to: it owns the key's list jobs. */
+  accountId: string;
   limits: Plan;
 }
 
@@ -133,9 +135,17 @@ export class VerificationService {
     return quotaState(caller.limits.monthlyVerifications, usage.verifications, now);
   }
 
-  async #verifyCached(key: string, email: string): Promise<VerificationResult> {
+  /**
+   * One address without charging anything: list jobs charge per address themselves. `fresh`
+   * skips the cached result (a re-check of a greylisted address must ask the server again).
+   */
+  verifyUncharged(email: string, options: { fresh?: boolean } = {}): Promise<VerificationResult> {
+    return this.#verifyCached(addressKey(email), email, options.fresh ?? false);
+  }
+
+  async #verifyCached(key: string, email: string, fresh = false): Promise<VerificationResult> {
     const ttl = this.#deps.resultTtlSeconds;
-    if (ttl > 0) {
+    if (ttl > 0 && !fresh) {
       const cached = await this.#deps.cache.get(key);
       if (cached !== undefined)
         return cached.email === email.trim() ? cached : { ...cached, email: email.trim() };

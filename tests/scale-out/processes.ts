@@ -22,6 +22,8 @@ export interface ServeProcess {
   alive(): boolean;
   /** SIGTERM, then SIGKILL after 5 s; resolves once it exited. */
   stop(): Promise<void>;
+  /** SIGKILL: the process dies where it stands, as in a crash. */
+  kill(): Promise<void>;
 }
 
 /** The environment of the test process without the variables a child must get only from `env`. */
@@ -65,6 +67,11 @@ export async function spawnServe(env: Record<string, string>): Promise<ServeProc
     lines,
     stderr: () => stderr,
     alive: () => child.exitCode === null && child.signalCode === null,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -156,4 +163,64 @@ export function verify(url: string, key: string, email: string, signal?: AbortSi
     body: JSON.stringify({ email }),
     signal,
   });
+}
+
+/** A running `mailvet worker`. */
+export interface WorkerProcess {
+  lines: string[];
+  stderr(): string;
+  alive(): boolean;
+  /** SIGKILL: the process dies where it stands, as in a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM, then SIGKILL after 5 s. */
+  stop(): Promise<void>;
+}
+
+/** Starts `node bin/mailvet worker` with `env` and resolves once it logs that it started. */
+export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['bin/mailvet', 'worker'], {
+    env: { ...baseEnvironment(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no "worker started" line in 20 s; stderr: ${stderr}`)),
+      20_000,
+    );
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      if (line.includes('"msg":"worker started"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before starting; stderr: ${stderr}`));
+    });
+  });
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return {
+    lines,
+    stderr: () => stderr,
+    alive,
+    async kill() {
+      if (!alive()) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (!alive()) return;
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(killer);
+    },
+  };
 }

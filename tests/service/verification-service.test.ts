@@ -46,7 +46,7 @@ async function newCaller(plan: Plan): Promise<Caller> {
     bulkQuota: null,
     rateLimit: null,
   });
-  return { keyId: key.id, limits: plan };
+  return { keyId: key.id, accountId: key.accountId, limits: plan };
 }
 
 function service(resultTtlSeconds = 0): VerificationService {

@@ -56,7 +56,12 @@ export function sharedState(
     ),
     catchAll: new FallbackCatchAllStore(new RedisCatchAllStore(redis), new MemoryCatchAllStore(clock), warn),
     hostLimiter: new FallbackHostLimiter(
-      new RedisHostLimiter(redis, { permits: SHARED_HOST_SESSIONS, maxWaitMs: probeTimeoutMs }),
+      new RedisHostLimiter(redis, {
+        permits: SHARED_HOST_SESSIONS,
+        maxWaitMs: probeTimeoutMs,
+        // Short leases (renewed every ~3 s): a killed worker's slots come back within 10 s.
+        leaseMs: 10_000,
+      }),
       new MemoryHostLimiter(SHARED_HOST_SESSIONS),
       warn,
     ),

@@ -4,8 +4,11 @@
  * of processes never overspend a quota.
  */
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Account, ApiKeyRecord, NewApiKey, Store, Usage, UsageMonth } from '../../accounts/store.ts';
+import type { ListStore } from '../../jobs/list-store.ts';
+import { transactionalChargeAddresses } from './kysely-charge-addresses.ts';
+import { type ChargeAddresses, KyselyListStore } from './kysely-list-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
 
 /** The well-known id of the account CLI-made keys belong to; a fixed id makes creation race-free. */
@@ -14,11 +17,19 @@ export const DEFAULT_ACCOUNT_ID = 'default';
 /** `Store` on a Kysely database of either dialect. */
 export class KyselyStore implements Store {
   readonly kind: Store['kind'];
+  readonly lists: ListStore;
   readonly #db: Kysely<DatabaseSchema>;
 
-  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind']) {
+  /** `chargeAddresses` defaults to a Kysely transaction; SQLite passes its synchronous one. */
+  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind'], chargeAddresses?: ChargeAddresses) {
     this.#db = db;
     this.kind = kind;
+    this.lists = new KyselyListStore(db, chargeAddresses ?? transactionalChargeAddresses(db));
+  }
+
+  async findApiKeyById(id: string): Promise<ApiKeyRecord | null> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? null : toApiKeyRecord(row);
   }
 
   async createAccount(name: string): Promise<Account> {
@@ -97,10 +108,10 @@ export class KyselyStore implements Store {
     if (requested > 0 && limit > 0) {
       // Most charges find this month's row already there: one statement. The first of the month
       // makes the row (idempotently, whoever wins) and tries once more.
-      let charged = await this.#grantVerifications(keyId, month, requested, limit);
+      let charged = await grantVerifications(this.#db, keyId, month, requested, limit);
       if (charged === undefined) {
-        await this.#ensureUsageRow(keyId, month);
-        charged = await this.#grantVerifications(keyId, month, requested, limit);
+        await ensureUsageRow(this.#db, keyId, month);
+        charged = await grantVerifications(this.#db, keyId, month, requested, limit);
       }
       if (charged !== undefined) return charged;
     }
@@ -130,7 +141,7 @@ export class KyselyStore implements Store {
       // One unit: a row comes back only when this very UPDATE added it, so no grant column is needed.
       let charged = await this.#grantBulkRequest(keyId, month, limit);
       if (charged === undefined) {
-        await this.#ensureUsageRow(keyId, month);
+        await ensureUsageRow(this.#db, keyId, month);
         charged = await this.#grantBulkRequest(keyId, month, limit);
       }
       if (charged !== undefined) return { granted: true, used: charged.bulk_requests };
@@ -166,32 +177,6 @@ export class KyselyStore implements Store {
     await this.#db.destroy();
   }
 
-  /**
-   * Adds min(requested, limit - verifications) when below the limit, in one UPDATE. Both SET
-   * expressions read the row as it was before this UPDATE (SQL semantics, in SQLite and PostgreSQL
-   * alike), and the row is locked from read to write: SQLite has one writer at a time, and
-   * PostgreSQL makes a concurrent UPDATE wait, then re-evaluates WHERE and SET on the new row.
-   * `last_verifications_grant` records this UPDATE's own grant: the new total alone cannot tell
-   * "granted all 7" from "granted the last 3" when the cap is reached. Undefined: no row updated.
-   */
-  async #grantVerifications(
-    keyId: string,
-    month: UsageMonth,
-    requested: number,
-    limit: number,
-  ): Promise<{ granted: number; used: number } | undefined> {
-    const grant = sql<number>`(case when ${limit} - verifications < ${requested} then ${limit} - verifications else ${requested} end)`;
-    const row = await this.#db
-      .updateTable('usage')
-      .set({ verifications: sql<number>`verifications + ${grant}`, last_verifications_grant: grant })
-      .where('api_key_id', '=', keyId)
-      .where('month', '=', month)
-      .where('verifications', '<', limit)
-      .returning(['verifications', 'last_verifications_grant'])
-      .executeTakeFirst();
-    return row === undefined ? undefined : { granted: row.last_verifications_grant, used: row.verifications };
-  }
-
   async #grantBulkRequest(
     keyId: string,
     month: UsageMonth,
@@ -205,15 +190,6 @@ export class KyselyStore implements Store {
       .where('bulk_requests', '<', limit)
       .returning('bulk_requests')
       .executeTakeFirst();
-  }
-
-  /** Makes the month's usage row if missing; concurrent callers all succeed, one row results. */
-  async #ensureUsageRow(keyId: string, month: UsageMonth): Promise<void> {
-    await this.#db
-      .insertInto('usage')
-      .values({ api_key_id: keyId, month, verifications: 0, bulk_requests: 0, last_verifications_grant: 0 })
-      .onConflict((conflict) => conflict.columns(['api_key_id', 'month']).doNothing())
-      .execute();
   }
 }
 
@@ -242,4 +218,43 @@ export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
+}
+
+/** A database or a transaction on it: the usage queries run on either. */
+type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
+
+/**
+ * Adds min(requested, limit - verifications) when below the limit, in one UPDATE. Both SET
+ * expressions read the row as it was before this UPDATE (SQL semantics, in SQLite and PostgreSQL
+ * alike), and the row is locked from read to write: SQLite has one writer at a time, and
+ * PostgreSQL makes a concurrent UPDATE wait, then re-evaluates WHERE and SET on the new row.
+ * `last_verifications_grant` records this UPDATE's own grant: the new total alone cannot tell
+ * "granted all 7" from "granted the last 3" when the cap is reached. Undefined: no row updated.
+ */
+export async function grantVerifications(
+  db: Executor,
+  keyId: string,
+  month: UsageMonth,
+  requested: number,
+  limit: number,
+): Promise<{ granted: number; used: number } | undefined> {
+  const grant = sql<number>`(case when ${limit} - verifications < ${requested} then ${limit} - verifications else ${requested} end)`;
+  const row = await db
+    .updateTable('usage')
+    .set({ verifications: sql<number>`verifications + ${grant}`, last_verifications_grant: grant })
+    .where('api_key_id', '=', keyId)
+    .where('month', '=', month)
+    .where('verifications', '<', limit)
+    .returning(['verifications', 'last_verifications_grant'])
+    .executeTakeFirst();
+  return row === undefined ? undefined : { granted: row.last_verifications_grant, used: row.verifications };
+}
+
+/** Makes the month's usage row if missing; concurrent callers all succeed, one row results. */
+export async function ensureUsageRow(db: Executor, keyId: string, month: UsageMonth): Promise<void> {
+  await db
+    .insertInto('usage')
+    .values({ api_key_id: keyId, month, verifications: 0, bulk_requests: 0, last_verifications_grant: 0 })
+    .onConflict((conflict) => conflict.columns(['api_key_id', 'month']).doNothing())
+    .execute();
 }

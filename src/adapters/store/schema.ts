@@ -3,6 +3,7 @@
  * PostgreSQL return alike (text, integers; PostgreSQL's bigint is parsed to a number by the pool),
  * so one row mapping serves both backends.
  */
+import type { Generated } from 'kysely';
 
 /** `accounts`: who owns keys (and, later, dashboard users and list jobs). */
 export interface AccountsTable {
@@ -42,9 +43,82 @@ export interface UsageTable {
   last_verifications_grant: number;
 }
 
+/** `lists`: one row per list job (migration 0002 explains the columns). */
+export interface ListsTable {
+  id: string;
+  account_id: string;
+  api_key_id: string;
+  name: string;
+  state: string;
+  source: string;
+  header: string | null;
+  webhook_url: string | null;
+  total_rows: Generated<number>;
+  unique_addresses: Generated<number>;
+  processed_rows: Generated<number>;
+  processed_addresses: Generated<number>;
+  count_valid: Generated<number>;
+  count_probably_valid: Generated<number>;
+  count_invalid: Generated<number>;
+  count_invalid_syntax: Generated<number>;
+  count_invalid_domain: Generated<number>;
+  count_no_mx_records: Generated<number>;
+  count_disposable: Generated<number>;
+  count_role_based: Generated<number>;
+  pause_reason: Generated<string | null>;
+  message: Generated<string | null>;
+  created_at: string;
+  updated_at: string;
+  started_at: Generated<string | null>;
+  finished_at: Generated<string | null>;
+}
+
+/** `list_rows`: every uploaded row, in upload order. */
+export interface ListRowsTable {
+  list_id: string;
+  row_number: number;
+  email: string;
+  address_key: string;
+  fields: string | null;
+}
+
+/** `list_addresses`: each unique address of a list, with its result once verified. */
+export interface ListAddressesTable {
+  list_id: string;
+  address_key: string;
+  first_row: number;
+  email: string;
+  domain: string;
+  row_count: number;
+  charged: Generated<number>;
+  done: Generated<number>;
+  attempts: Generated<number>;
+  retry_at: Generated<string | null>;
+  status: Generated<string | null>;
+  result: Generated<string | null>;
+}
+
+/** `webhook_deliveries`: events to POST to a list's webhook, retried until delivered. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  list_id: string;
+  url: string;
+  event: string;
+  body: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  delivered_at: Generated<string | null>;
+  last_error: Generated<string | null>;
+  created_at: string;
+}
+
 /** Every table, keyed by name. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage: UsageTable;
+  lists: ListsTable;
+  list_rows: ListRowsTable;
+  list_addresses: ListAddressesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

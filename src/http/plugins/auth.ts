@@ -45,7 +45,11 @@ export const authPlugin = shared<AuthDeps>(async (app, { store, plans }) => {
     if (record === null || record.revokedAt !== null || !hashesEqual(record.keyHash, keyHash)) {
       throw unauthorized(true);
     }
-    request.caller = { keyId: record.id, limits: effectiveLimits(plans, record.plan, record) };
+    request.caller = {
+      keyId: record.id,
+      accountId: record.accountId,
+      limits: effectiveLimits(plans, record.plan, record),
+    };
   });
 });
 

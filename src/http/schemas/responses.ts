@@ -4,6 +4,7 @@
  * `$id`, and the OpenAPI document lists them under `components.schemas`.
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { createdListSchema, listPageSchema, listSchema } from './list.ts';
 import { bulkResponseSchema, verificationResultSchema } from './result.ts';
 
 /** Shared schema `Error`: the body of every error response. */
@@ -32,7 +33,7 @@ export const errorBodySchema = {
 
 const checksSchema = {
   type: 'object',
-  additionalProperties: { type: 'string', enum: ['ok', 'error'] },
+  additionalProperties: { type: 'string', enum: ['ok', 'degraded', 'error'] },
   description: 'Each dependency and whether it answered.',
 } as const;
 
@@ -59,6 +60,9 @@ export const sharedSchemas = [
   errorBodySchema,
   readinessSchema,
   notReadySchema,
+  listSchema,
+  createdListSchema,
+  listPageSchema,
 ] as const;
 
 const integerHeader = (description: string) => ({ type: 'integer', description }) as const;

@@ -15,6 +15,9 @@ const STATUSES: Record<Status, true> = {
   DISPOSABLE: true,
   ROLE_BASED: true,
 };
+/** Every status, in the order of DESIGN's table. */
+export const STATUS_NAMES = Object.keys(STATUSES) as Status[];
+
 const SMTP_VERDICTS: Record<SmtpVerdict, true> = {
   deliverable: true,
   undeliverable: true,

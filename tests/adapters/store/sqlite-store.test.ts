@@ -42,7 +42,7 @@ describe('SQLite store file', () => {
 
   it('lists the migrations it applied, then none', async () => {
     const dataDir = join(root, 'migrate-only');
-    assert.deepEqual(await migrateOnly({ dataDir }), ['0001-accounts-keys-usage']);
+    assert.deepEqual(await migrateOnly({ dataDir }), ['0001-accounts-keys-usage', '0002-list-jobs']);
     assert.deepEqual(await migrateOnly({ dataDir }), []);
   });
 

@@ -12,7 +12,7 @@ import { migrateOnly, openStore } from '../../../src/adapters/store/open-store.t
 import { createKey, type StoreContractTarget } from './store-fixtures.ts';
 import type { StoreProcessJob } from './store-process.ts';
 
-const ALL_MIGRATIONS = ['0001-accounts-keys-usage'];
+const ALL_MIGRATIONS = ['0001-accounts-keys-usage', '0002-list-jobs'];
 const PROCESS_SCRIPT = fileURLToPath(new URL('./store-process.ts', import.meta.url));
 
 /** Registers the concurrency cases for one backend. */

@@ -5,9 +5,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as accountsKeysUsage from './0001-accounts-keys-usage.ts';
+import * as listJobs from './0002-list-jobs.ts';
 
 const migrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
+  '0002-list-jobs': listJobs,
 };
 
 /** The provider handed to Kysely's Migrator. */

@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { ApiKeyRecord, UsageMonth } from '../../../accounts/store.ts';
+import type { AddressCharge } from '../../../jobs/list-store.ts';
 import { assertCount, KyselyStore, toApiKeyRecord } from '../kysely-store.ts';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.ts';
 import { WriteBatcher } from './write-batcher.ts';
@@ -29,28 +30,39 @@ const ENSURE_ROW = `
   values (?, ?, 0, 0, 0) on conflict (api_key_id, month) do nothing`;
 const USAGE = 'select verifications, bulk_requests from usage where api_key_id = ? and month = ?';
 const KEY_BY_HASH = 'select * from api_keys where key_hash = ?';
+const MARK_CHARGED = `
+  update list_addresses set charged = 1 where list_id = ? and address_key = ? and charged = 0`;
+const UNMARK_CHARGED = 'update list_addresses set charged = 0 where list_id = ? and address_key = ?';
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+function prepareStatements(connection: Database.Database) {
+  return {
+    grantVerifications: connection.prepare(GRANT_VERIFICATIONS),
+    grantBulk: connection.prepare(GRANT_BULK),
+    ensureRow: connection.prepare(ENSURE_ROW),
+    usage: connection.prepare(USAGE),
+    keyByHash: connection.prepare(KEY_BY_HASH),
+    markCharged: connection.prepare(MARK_CHARGED),
+    unmarkCharged: connection.prepare(UNMARK_CHARGED),
+  };
+}
 
 /** `Store` on SQLite. */
 export class SqliteStore extends KyselyStore {
   readonly #writes: WriteBatcher;
-  readonly #statements: {
-    grantVerifications: Database.Statement;
-    grantBulk: Database.Statement;
-    ensureRow: Database.Statement;
-    usage: Database.Statement;
-    keyByHash: Database.Statement;
-  };
+  readonly #statements: Statements;
 
   constructor(db: Kysely<DatabaseSchema>, connection: Database.Database) {
-    super(db, 'sqlite');
-    this.#writes = new WriteBatcher(connection);
-    this.#statements = {
-      grantVerifications: connection.prepare(GRANT_VERIFICATIONS),
-      grantBulk: connection.prepare(GRANT_BULK),
-      ensureRow: connection.prepare(ENSURE_ROW),
-      usage: connection.prepare(USAGE),
-      keyByHash: connection.prepare(KEY_BY_HASH),
-    };
+    const writes = new WriteBatcher(connection);
+    const statements = prepareStatements(connection);
+    // A list's charge runs in the write batcher like the API's: synchronous statements in one
+    // transaction, so it can never interleave with another write (see chargeAddressesSync).
+    super(db, 'sqlite', (listId, addressKeys, charge) =>
+      writes.run(() => chargeAddressesSync(statements, listId, addressKeys, charge)),
+    );
+    this.#writes = writes;
+    this.#statements = statements;
   }
 
   override async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
@@ -66,19 +78,7 @@ export class SqliteStore extends KyselyStore {
   ): Promise<{ granted: number; used: number }> {
     assertCount('requested', requested);
     assertCount('limit', limit);
-    const { grantVerifications, ensureRow, usage } = this.#statements;
-    return this.#writes.run(() => {
-      if (requested > 0 && limit > 0) {
-        let row = grantVerifications.get({ limit, requested, keyId, month }) as GrantRow | undefined;
-        if (row === undefined) {
-          ensureRow.run(keyId, month);
-          row = grantVerifications.get({ limit, requested, keyId, month }) as GrantRow | undefined;
-        }
-        if (row !== undefined) return { granted: row.last_verifications_grant, used: row.verifications };
-      }
-      const current = usage.get(keyId, month) as UsageRow | undefined;
-      return { granted: 0, used: current?.verifications ?? 0 };
-    });
+    return this.#writes.run(() => chargeSync(this.#statements, keyId, month, requested, limit));
   }
 
   override async chargeBulkRequest(
@@ -101,6 +101,44 @@ export class SqliteStore extends KyselyStore {
       return { granted: false, used: current?.bulk_requests ?? 0 };
     });
   }
+}
+
+/** The quota charge of KyselyStore.chargeVerifications, as synchronous statements. */
+function chargeSync(
+  statements: Statements,
+  keyId: string,
+  month: UsageMonth,
+  requested: number,
+  limit: number,
+): { granted: number; used: number } {
+  const { grantVerifications, ensureRow, usage } = statements;
+  if (requested > 0 && limit > 0) {
+    let row = grantVerifications.get({ limit, requested, keyId, month }) as GrantRow | undefined;
+    if (row === undefined) {
+      ensureRow.run(keyId, month);
+      row = grantVerifications.get({ limit, requested, keyId, month }) as GrantRow | undefined;
+    }
+    if (row !== undefined) return { granted: row.last_verifications_grant, used: row.verifications };
+  }
+  const current = usage.get(keyId, month) as UsageRow | undefined;
+  return { granted: 0, used: current?.verifications ?? 0 };
+}
+
+/**
+ * Marks the addresses not yet charged, charges the quota for them, and unmarks those the quota
+ * could not cover: run inside the batcher's transaction, so all of it commits or none does.
+ */
+function chargeAddressesSync(
+  statements: Statements,
+  listId: string,
+  addressKeys: readonly string[],
+  charge: AddressCharge,
+): { charged: string[]; used: number } {
+  assertCount('limit', charge.limit);
+  const marked = addressKeys.filter((key) => statements.markCharged.run(listId, key).changes > 0);
+  const grant = chargeSync(statements, charge.keyId, charge.month, marked.length, charge.limit);
+  for (const key of marked.slice(grant.granted)) statements.unmarkCharged.run(listId, key);
+  return { charged: marked.slice(0, grant.granted), used: grant.used };
 }
 
 interface GrantRow {

@@ -1,16 +1,19 @@
 /**
- * The authenticated /api/v1 routes. Like a folder with `autohooks`: auth, then the rate limit,
- * then the JSON-object check apply to every route registered here, in that order (DESIGN §1).
+ * The authenticated /api/v1 routes. Like a folder with `autohooks`: auth, then the rate limit
+ * apply to every route registered here, in that order (DESIGN §1); the verification routes add
+ * the JSON-object check in their own context, and the list routes their streaming body parsers.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Plan } from '../../../accounts/plans.ts';
 import type { Store } from '../../../accounts/store.ts';
+import type { ListService } from '../../../jobs/list-service.ts';
 import type { RateLimiter } from '../../../service/ports.ts';
 import type { VerificationService } from '../../../service/verification-service.ts';
 import { authPlugin } from '../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../plugins/json-body.ts';
 import { rateLimitPlugin } from '../../plugins/rate-limit.ts';
 import { bulkRoute } from './bulk.ts';
+import { listRoutes } from './lists/index.ts';
 import { verifyRoute } from './verify.ts';
 
 export interface V1Deps {
@@ -18,15 +21,28 @@ export interface V1Deps {
   store: Pick<Store, 'findApiKeyByHash'>;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
+  /** List jobs; without them (tests of the verification routes) the list routes are absent. */
+  lists?: ListService;
+  /** Signs webhooks: the per-list webhook secret is derived from it. */
+  secretKey?: Buffer;
 }
 
 /** Registers the verification routes under the caller's prefix (`/api/v1`). */
-export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, { service, store, rateLimiter, plans }) => {
+export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
+  const { service, store, rateLimiter, plans, lists, secretKey } = deps;
   // Each plugin gets only its own dependencies: passing these options on whole would pass the
   // caller's `prefix` too, and prefix the routes twice.
   await app.register(authPlugin, { store, plans });
   await app.register(rateLimitPlugin, { rateLimiter, service });
-  await app.register(jsonBodyPlugin);
-  await app.register(verifyRoute, { service });
-  await app.register(bulkRoute, { service });
+  await app.register(async (verification) => {
+    await verification.register(jsonBodyPlugin);
+    await verification.register(verifyRoute, { service });
+    await verification.register(bulkRoute, { service });
+  });
+  if (lists !== undefined && secretKey !== undefined) {
+    await app.register(listRoutes, { lists, secretKey, maxRows: LIST_MAX_ROWS });
+  }
 };
+
+/** The most rows one list may have (issue 6: up to 1,000,000). */
+export const LIST_MAX_ROWS = 1_000_000;

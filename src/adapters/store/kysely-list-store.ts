@@ -1,0 +1,430 @@
+/**
+ * `ListStore` on Kysely: the same queries for SQLite and PostgreSQL. Only `chargeAddresses` needs
+ * a multi-statement transaction; it is a constructor argument because SQLite must run it
+ * synchronously in the store's write batcher (see SqliteStore) while PostgreSQL uses a Kysely
+ * transaction. Webhook deliveries are in `kysely-webhook-deliveries.ts`.
+ */
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type {
+  AddressCharge,
+  ListRecord,
+  ListState,
+  ListStore,
+  NewList,
+  PendingAddress,
+  PendingCursor,
+  ResultRow,
+  UploadedRow,
+} from '../../jobs/list-store.ts';
+import type { Status, VerificationResult } from '../../verification/report.ts';
+import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
+import { type CountColumn, countColumnOf, toListRecord } from './list-rows.ts';
+import { STATUS_COUNT_COLUMNS } from './migrations/0002-list-jobs.ts';
+import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
+
+/** Charges a batch of a list's addresses in one transaction (dialect-specific). */
+export type ChargeAddresses = ListStore['chargeAddresses'];
+
+/** Upload batches stay under both backends' bound on parameters per statement. */
+const INSERT_CHUNK = 500;
+
+/** `ListStore` on a Kysely database of either dialect. */
+export class KyselyListStore extends KyselyWebhookDeliveries implements ListStore {
+  readonly #db: Kysely<DatabaseSchema>;
+  readonly chargeAddresses: ChargeAddresses;
+
+  constructor(db: Kysely<DatabaseSchema>, chargeAddresses: ChargeAddresses) {
+    super(db);
+    this.#db = db;
+    this.chargeAddresses = chargeAddresses;
+  }
+
+  async beginList(input: NewList, now: Date): Promise<string> {
+    const id = `lst_${crypto.randomUUID().replaceAll('-', '')}`;
+    const at = now.toISOString();
+    await this.#db
+      .insertInto('lists')
+      .values({
+        id,
+        account_id: input.accountId,
+        api_key_id: input.apiKeyId,
+        name: '',
+        state: 'uploading',
+        source: input.source,
+        header: input.header === null ? null : JSON.stringify(input.header),
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    return id;
+  }
+
+  async addRows(listId: string, rows: readonly UploadedRow[]): Promise<void> {
+    // A live upload shows progress, so the stale-upload sweep never takes it for a dead one.
+    await this.#db
+      .updateTable('lists')
+      .set({ updated_at: new Date().toISOString() })
+      .where('id', '=', listId)
+      .execute();
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const chunk = rows.slice(start, start + INSERT_CHUNK);
+      await this.#db
+        .insertInto('list_rows')
+        .values(
+          chunk.map((row) => ({
+            list_id: listId,
+            row_number: row.rowNumber,
+            email: row.email,
+            address_key: row.addressKey,
+            fields: row.fields === null ? null : JSON.stringify(row.fields),
+          })),
+        )
+        .execute();
+      // One INSERT may not name a key twice (PostgreSQL refuses to update a row twice): merge first.
+      const addresses = new Map<string, { row: UploadedRow; count: number }>();
+      for (const row of chunk) {
+        const seen = addresses.get(row.addressKey);
+        if (seen === undefined) addresses.set(row.addressKey, { row, count: 1 });
+        else seen.count += 1;
+      }
+      await this.#db
+        .insertInto('list_addresses')
+        .values(
+          [...addresses.values()].map(({ row, count }) => ({
+            list_id: listId,
+            address_key: row.addressKey,
+            first_row: row.rowNumber,
+            email: row.email,
+            domain: row.domain,
+            row_count: count,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict
+            .columns(['list_id', 'address_key'])
+            .doUpdateSet({ row_count: sql<number>`list_addresses.row_count + excluded.row_count` }),
+        )
+        .execute();
+    }
+  }
+
+  async finishUpload(
+    listId: string,
+    now: Date,
+    details: { name: string; webhookUrl: string | null },
+  ): Promise<ListRecord> {
+    const totals = await this.#db
+      .selectFrom('list_addresses')
+      .select([
+        sql<number>`count(*)`.as('unique_addresses'),
+        sql<number>`cast(coalesce(sum(row_count), 0) as bigint)`.as('total_rows'),
+      ])
+      .where('list_id', '=', listId)
+      .executeTakeFirstOrThrow();
+    await this.#db
+      .updateTable('lists')
+      .set({
+        state: 'queued',
+        name: details.name,
+        webhook_url: details.webhookUrl,
+        total_rows: Number(totals.total_rows),
+        unique_addresses: Number(totals.unique_addresses),
+        updated_at: now.toISOString(),
+      })
+      .where('id', '=', listId)
+      .where('state', '=', 'uploading')
+      .execute();
+    const list = await this.getList(listId);
+    if (list === null) throw new Error(`list ${listId} vanished while its upload finished`);
+    return list;
+  }
+
+  async deleteList(listId: string): Promise<void> {
+    // Rows go in slices: one DELETE of a million rows would hold SQLite's only writer for seconds.
+    for (const table of ['list_rows', 'list_addresses'] as const) {
+      for (;;) {
+        const { numDeletedRows } = await this.#db
+          .deleteFrom(table)
+          .where('list_id', '=', listId)
+          .where(sql<boolean>`${sql.ref(table === 'list_rows' ? 'row_number' : 'first_row')} in (
+            select ${sql.ref(table === 'list_rows' ? 'row_number' : 'first_row')} from ${sql.table(table)}
+             where list_id = ${listId} limit 10000)`)
+          .executeTakeFirst();
+        if (numDeletedRows === 0n) break;
+      }
+    }
+    await this.#db.deleteFrom('lists').where('id', '=', listId).execute();
+  }
+
+  async deleteStaleUploads(before: Date): Promise<number> {
+    const stale = await this.#db
+      .selectFrom('lists')
+      .select('id')
+      .where('state', '=', 'uploading')
+      .where('updated_at', '<', before.toISOString())
+      .execute();
+    for (const { id } of stale) await this.deleteList(id);
+    return stale.length;
+  }
+
+  async getList(listId: string, accountId?: string): Promise<ListRecord | null> {
+    let query = this.#db
+      .selectFrom('lists')
+      .selectAll()
+      .where('id', '=', listId)
+      .where('state', '!=', 'uploading');
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    const row = await query.executeTakeFirst();
+    return row === undefined ? null : toListRecord(row);
+  }
+
+  async listLists(
+    accountId: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<ListRecord[]> {
+    let query = this.#db
+      .selectFrom('lists')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('state', '!=', 'uploading');
+    if (after !== undefined) {
+      query = query.where(sql<boolean>`(created_at, id) < (${after.createdAt}, ${after.id})`);
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toListRecord);
+  }
+
+  async transition(
+    listId: string,
+    from: readonly ListState[],
+    to: ListState,
+    now: Date,
+    patch: { pauseReason?: ListRecord['pauseReason']; message?: string | null } = {},
+    accountId?: string,
+  ): Promise<boolean> {
+    const at = now.toISOString();
+    const finished = to === 'completed' || to === 'failed' || to === 'cancelled';
+    let update = this.#db
+      .updateTable('lists')
+      .set({
+        state: to,
+        updated_at: at,
+        ...(to === 'running' && { started_at: sql<string>`coalesce(started_at, ${at})` }),
+        ...(finished && { finished_at: at }),
+        ...(patch.pauseReason !== undefined && { pause_reason: patch.pauseReason }),
+        ...(patch.message !== undefined && { message: patch.message }),
+      })
+      .where('id', '=', listId)
+      .where('state', 'in', [...from]);
+    if (accountId !== undefined) update = update.where('account_id', '=', accountId);
+    const result = await update.executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async runnableListIds(): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('lists')
+      .select('id')
+      .where('state', 'in', ['queued', 'running'])
+      .orderBy('created_at')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  async quotaPausedLists(): Promise<Array<{ id: string; apiKeyId: string }>> {
+    const rows = await this.#db
+      .selectFrom('lists')
+      .select(['id', 'api_key_id'])
+      .where('state', '=', 'paused')
+      .where('pause_reason', '=', 'quota')
+      .execute();
+    return rows.map((row) => ({ id: row.id, apiKeyId: row.api_key_id }));
+  }
+
+  async pendingAddresses(
+    listId: string,
+    cursor: PendingCursor | null,
+    limit: number,
+  ): Promise<PendingAddress[]> {
+    let query = this.#db
+      .selectFrom('list_addresses')
+      .selectAll()
+      .where('list_id', '=', listId)
+      .where('done', '=', 0)
+      .where('retry_at', 'is', null);
+    if (cursor !== null) {
+      query = query.where(sql<boolean>`(domain, first_row) > (${cursor.domain}, ${cursor.firstRow})`);
+    }
+    const rows = await query.orderBy('domain').orderBy('first_row').limit(limit).execute();
+    return rows.map(toPendingAddress);
+  }
+
+  async dueRechecks(listId: string, now: Date, limit: number): Promise<PendingAddress[]> {
+    const rows = await this.#db
+      .selectFrom('list_addresses')
+      .selectAll()
+      .where('list_id', '=', listId)
+      .where('done', '=', 0)
+      .where('retry_at', '<=', now.toISOString())
+      .orderBy('domain')
+      .orderBy('first_row')
+      .limit(limit)
+      .execute();
+    return rows.map(toPendingAddress);
+  }
+
+  async nextRecheckAt(listId: string): Promise<string | null> {
+    const row = await this.#db
+      .selectFrom('list_addresses')
+      .select(sql<string | null>`min(retry_at)`.as('next'))
+      .where('list_id', '=', listId)
+      .where('done', '=', 0)
+      .executeTakeFirst();
+    return row?.next ?? null;
+  }
+
+  async unchargeAddresses(
+    listId: string,
+    addressKeys: readonly string[],
+    charge: AddressCharge,
+  ): Promise<void> {
+    if (addressKeys.length === 0) return;
+    const unmarked = await this.#db
+      .updateTable('list_addresses')
+      .set({ charged: 0 })
+      .where('list_id', '=', listId)
+      .where('address_key', 'in', [...addressKeys])
+      .where('charged', '=', 1)
+      .executeTakeFirst();
+    const count = Number(unmarked.numUpdatedRows);
+    if (count === 0) return;
+    await this.#db
+      .updateTable('usage')
+      .set({
+        verifications: sql<number>`case when verifications > ${count} then verifications - ${count} else 0 end`,
+      })
+      .where('api_key_id', '=', charge.keyId)
+      .where('month', '=', charge.month)
+      .execute();
+  }
+
+  async saveResults(
+    listId: string,
+    results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
+  ): Promise<void> {
+    const added = new Map<CountColumn, number>();
+    let rows = 0;
+    let addresses = 0;
+    for (const { addressKey, result } of results) {
+      // `done = 0` makes a second save (a re-run after a crash) change nothing and count nothing.
+      const saved = await this.#db
+        .updateTable('list_addresses')
+        .set({ done: 1, retry_at: null, status: result.status, result: JSON.stringify(result) })
+        .where('list_id', '=', listId)
+        .where('address_key', '=', addressKey)
+        .where('done', '=', 0)
+        .returning('row_count')
+        .executeTakeFirst();
+      if (saved === undefined) continue;
+      const column = countColumnOf(result.status);
+      added.set(column, (added.get(column) ?? 0) + saved.row_count);
+      rows += saved.row_count;
+      addresses += 1;
+    }
+    if (addresses === 0) return;
+    const counters: Record<string, unknown> = {
+      processed_rows: sql<number>`processed_rows + ${rows}`,
+      processed_addresses: sql<number>`processed_addresses + ${addresses}`,
+    };
+    for (const [column, count] of added) counters[column] = sql<number>`${sql.ref(column)} + ${count}`;
+    await this.#db.updateTable('lists').set(counters).where('id', '=', listId).execute();
+  }
+
+  async deferAddresses(
+    listId: string,
+    items: ReadonlyArray<{ addressKey: string; result: VerificationResult; retryAt: Date }>,
+  ): Promise<void> {
+    for (const { addressKey, result, retryAt } of items) {
+      await this.#db
+        .updateTable('list_addresses')
+        .set({
+          attempts: sql<number>`attempts + 1`,
+          retry_at: retryAt.toISOString(),
+          status: result.status,
+          result: JSON.stringify(result),
+        })
+        .where('list_id', '=', listId)
+        .where('address_key', '=', addressKey)
+        .where('done', '=', 0)
+        .execute();
+    }
+  }
+
+  async recount(listId: string): Promise<void> {
+    const groups = await this.#db
+      .selectFrom('list_addresses')
+      .select([
+        'status',
+        sql<number>`count(*)`.as('addresses'),
+        sql<number>`cast(sum(row_count) as bigint)`.as('rows'),
+      ])
+      .where('list_id', '=', listId)
+      .where('done', '=', 1)
+      .groupBy('status')
+      .execute();
+    const counters: Record<string, number> = { processed_rows: 0, processed_addresses: 0 };
+    for (const column of STATUS_COUNT_COLUMNS) counters[column] = 0;
+    for (const group of groups) {
+      counters.processed_rows! += Number(group.rows);
+      counters.processed_addresses! += Number(group.addresses);
+      const column = countColumnOf(group.status as Status);
+      counters[column] = (counters[column] ?? 0) + Number(group.rows);
+    }
+    await this.#db.updateTable('lists').set(counters).where('id', '=', listId).execute();
+  }
+
+  async resultRows(
+    listId: string,
+    afterRow: number,
+    limit: number,
+    statuses?: readonly Status[],
+  ): Promise<ResultRow[]> {
+    let query = this.#db
+      .selectFrom('list_rows as r')
+      .leftJoin('list_addresses as a', (join) =>
+        join.onRef('a.list_id', '=', 'r.list_id').onRef('a.address_key', '=', 'r.address_key'),
+      )
+      .select(['r.row_number', 'r.email', 'r.fields', 'a.done', 'a.result'])
+      .where('r.list_id', '=', listId)
+      .where('r.row_number', '>', afterRow);
+    if (statuses !== undefined) query = query.where('a.done', '=', 1).where('a.status', 'in', [...statuses]);
+    const rows = await query.orderBy('r.row_number').limit(limit).execute();
+    return rows.map((row) => ({
+      rowNumber: Number(row.row_number),
+      email: row.email,
+      fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
+      // A provisional result (waiting for its re-check) is not a result yet.
+      result:
+        row.done === 1 && row.result !== null
+          ? withEmail(JSON.parse(row.result) as VerificationResult, row.email)
+          : null,
+    }));
+  }
+}
+
+/** A duplicate row repeats its address's result under the address as that row wrote it. */
+function withEmail(result: VerificationResult, email: string): VerificationResult {
+  return result.email === email ? result : { ...result, email };
+}
+
+function toPendingAddress(row: Selectable<ListAddressesTable>): PendingAddress {
+  return {
+    addressKey: row.address_key,
+    email: row.email,
+    domain: row.domain,
+    firstRow: Number(row.first_row),
+    charged: Number(row.charged) === 1,
+    attempts: Number(row.attempts),
+  };
+}

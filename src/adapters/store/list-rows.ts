@@ -1,0 +1,58 @@
+/**
+ * Mapping between `lists` rows and `ListRecord`, shared by both backends.
+ */
+import type { Selectable } from 'kysely';
+import type { ListRecord, ListState, PauseReason } from '../../jobs/list-store.ts';
+import type { Status } from '../../verification/report.ts';
+import type { STATUS_COUNT_COLUMNS } from './migrations/0002-list-jobs.ts';
+import type { ListsTable } from './schema.ts';
+
+/** A per-status count column of `lists`. */
+export type CountColumn = (typeof STATUS_COUNT_COLUMNS)[number];
+
+const COLUMN_OF: Record<Status, CountColumn> = {
+  VALID: 'count_valid',
+  PROBABLY_VALID: 'count_probably_valid',
+  INVALID: 'count_invalid',
+  INVALID_SYNTAX: 'count_invalid_syntax',
+  INVALID_DOMAIN: 'count_invalid_domain',
+  NO_MX_RECORDS: 'count_no_mx_records',
+  DISPOSABLE: 'count_disposable',
+  ROLE_BASED: 'count_role_based',
+};
+
+/** The count column of a status. */
+export function countColumnOf(status: Status): CountColumn {
+  return COLUMN_OF[status];
+}
+
+/** A `lists` row as the port's record. */
+export function toListRecord(row: Selectable<ListsTable>): ListRecord {
+  const byStatus = {} as Record<Status, number>;
+  for (const [status, column] of Object.entries(COLUMN_OF) as Array<[Status, CountColumn]>) {
+    byStatus[status] = Number(row[column]);
+  }
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    apiKeyId: row.api_key_id,
+    name: row.name,
+    state: row.state as ListState,
+    source: row.source === 'csv' ? 'csv' : 'json',
+    header: row.header === null ? null : (JSON.parse(row.header) as string[]),
+    webhookUrl: row.webhook_url,
+    counts: {
+      total: Number(row.total_rows),
+      unique: Number(row.unique_addresses),
+      processed: Number(row.processed_rows),
+      byStatus,
+    },
+    processedAddresses: Number(row.processed_addresses),
+    pauseReason: row.pause_reason as PauseReason | null,
+    message: row.message,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * POST /api/v1/lists: a list job from `{"name", "emails", "webhook_url"}` (JSON), a raw CSV body
+ * (`text/csv`), or a CSV file in the multipart field `file`. The body is read as a stream and
+ * stored in batches, so its size never sits in memory. For CSV, `name`, `webhook_url` and `column`
+ * come from the query string (or, multipart, from fields sent before `file`). Answers 202: the
+ * list is queued; its progress is at `GET /lists/{id}`.
+ */
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { IncomingRow, ListDetails, ListService } from '../../../../jobs/list-service.ts';
+import { listView } from '../../../../jobs/list-view.ts';
+import { readCsvUpload } from '../../../../jobs/upload/csv-rows.ts';
+import { readJsonUpload } from '../../../../jobs/upload/json-rows.ts';
+import { checkListName, checkWebhookUrl, DEFAULT_LIST_NAME } from '../../../../jobs/upload/list-fields.ts';
+import { UploadError } from '../../../../jobs/upload/upload-error.ts';
+import { webhookSecretFor } from '../../../../jobs/webhook-signature.ts';
+import { ApiError } from '../../../errors.ts';
+import { callerOf } from '../../../plugins/auth.ts';
+import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses.ts';
+import { limitBytes, multipartCsv } from './upload-body.ts';
+
+export interface ListCreateDeps {
+  lists: Pick<ListService, 'create'>;
+  secretKey: Buffer;
+  /** The most rows a list may have. */
+  maxRows: number;
+}
+
+interface CreateQuery {
+  name?: string;
+  webhook_url?: string;
+  column?: string;
+}
+
+/** The largest upload accepted, bytes: a million rows of generous width, with room to spare. */
+export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+
+const schema = {
+  tags: ['lists'],
+  summary: 'Create a list job',
+  description:
+    'JSON `{"name", "emails": [...], "webhook_url"}`, or a CSV as the raw body (`text/csv`) or the ' +
+    'multipart field `file`; up to 1,000,000 rows and 512 MB. The CSV email column is found by its ' +
+    'header (email, e-mail, email_address, ...) or named with `column` (header name or 1-based ' +
+    'number). Quota is charged per unique address as the list is processed, never at upload.',
+  security: [{ bearerAuth: [] }],
+  querystring: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', description: 'CSV uploads: the list name.' },
+      webhook_url: { type: 'string', description: 'CSV uploads: POSTed a signed event on completion.' },
+      column: { type: 'string', maxLength: 200, description: 'CSV uploads: the email column.' },
+    },
+  },
+  response: {
+    202: { description: 'The list, queued.', headers: accountingHeaders, $ref: 'CreatedList#' },
+    ...apiErrorResponses({
+      400: ['bad_request'],
+      401: ['unauthorized'],
+      422: ['validation_failed'],
+      429: ['rate_limited'],
+      500: ['internal_error'],
+    }),
+  },
+};
+
+/** The upload route. */
+export const listCreateRoute: FastifyPluginAsync<ListCreateDeps> = async (app, deps) => {
+  app.post<{ Querystring: CreateQuery }>('/lists', { schema }, async (request, reply) => {
+    const caller = callerOf(request);
+    let list: Awaited<ReturnType<ListService['create']>>;
+    try {
+      const upload = await readUpload(request, deps.maxRows);
+      list = await deps.lists.create(
+        { accountId: caller.accountId, apiKeyId: caller.keyId, source: upload.source, header: upload.header },
+        upload.rows,
+        upload.details,
+      );
+    } catch (error) {
+      // The body may be partly unread (and its stream ended early): this connection cannot carry
+      // another request, so the client is told to open a new one.
+      reply.header('connection', 'close');
+      if (error instanceof UploadError) throw toApiError(error);
+      throw error;
+    }
+    request.log.info({ listId: list.id, rows: list.counts.total }, 'list created');
+    reply.code(202);
+    return {
+      ...listView(list),
+      ...(list.webhookUrl !== null && { webhook_secret: webhookSecretFor(deps.secretKey, list.id) }),
+    };
+  });
+};
+
+interface Upload {
+  source: 'json' | 'csv';
+  header: string[] | null;
+  rows: AsyncIterable<IncomingRow>;
+  details: () => ListDetails;
+}
+
+/** Starts reading the body in the format its Content-Type names. */
+async function readUpload(
+  request: FastifyRequest<{ Querystring: CreateQuery }>,
+  maxRows: number,
+): Promise<Upload> {
+  const body = limitBytes(request.body as Readable, MAX_UPLOAD_BYTES);
+  const query = request.query;
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType === 'application/json') {
+    const upload = readJsonUpload(body, { maxRows });
+    return {
+      source: 'json',
+      header: null,
+      rows: (async function* () {
+        for await (const email of upload.emails) yield { email };
+      })(),
+      details: () => {
+        const fields = upload.fields();
+        return {
+          name: fields.name ?? checkListName(query.name) ?? DEFAULT_LIST_NAME,
+          webhookUrl: fields.webhookUrl ?? checkWebhookUrl(query.webhook_url) ?? null,
+        };
+      },
+    };
+  }
+  let fields: Record<string, string> = {};
+  let source: AsyncIterable<Buffer> = body;
+  if (mediaType === 'multipart/form-data') {
+    const multipart = await multipartCsv(request.raw.headers, body);
+    fields = multipart.fields;
+    source = multipart.file;
+  }
+  // Checked before any row is stored: a CSV's details are known up front.
+  const name = checkListName(fields.name ?? query.name) ?? DEFAULT_LIST_NAME;
+  const webhookUrl = checkWebhookUrl(fields.webhook_url ?? query.webhook_url) ?? null;
+  const csv = await readCsvUpload(source, { column: fields.column ?? query.column, maxRows });
+  return { source: 'csv', header: csv.header, rows: csv.rows, details: () => ({ name, webhookUrl }) };
+}
+
+function toApiError(error: UploadError): ApiError {
+  return new ApiError(error.code, {
+    message: error.code === 'bad_request' ? error.message : undefined,
+    errors: error.field === null ? [] : [{ field: error.field, message: error.message }],
+  });
+}

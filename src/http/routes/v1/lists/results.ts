@@ -1,0 +1,98 @@
+/**
+ * GET /api/v1/lists/{id}/results?format=csv|json&status=...: one entry per uploaded row, in upload
+ * order (a duplicate row repeats its address's result), streamed from the store page by page so a
+ * million rows never sit in memory. CSV keeps the uploaded row's columns and appends the result's.
+ * Rows not verified yet have empty result cells (CSV) or `"result": null` (JSON).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ListService } from '../../../../jobs/list-service.ts';
+import { resultsCsv, resultsJson } from '../../../../jobs/results-format.ts';
+import type { Status } from '../../../../verification/report.ts';
+import { listNotFound, validationFailed } from '../../../errors.ts';
+import { callerOf } from '../../../plugins/auth.ts';
+import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses.ts';
+import { STATUS_NAMES } from '../../../schemas/result.ts';
+import { type ListIdParams, listIdParams } from './params.ts';
+
+export interface ListResultsDeps {
+  lists: Pick<ListService, 'get' | 'results'>;
+}
+
+interface ResultsQuery {
+  format?: 'csv' | 'json';
+  status?: string;
+}
+
+const schema = {
+  tags: ['lists'],
+  summary: "A list's results, one per uploaded row, in upload order",
+  description:
+    'CSV (default) keeps the uploaded columns and appends mailvet_status, mailvet_score, ' +
+    'mailvet_reason and the other result columns; JSON is an array of `{"row", "email", "result"}`. ' +
+    '`status` keeps only rows with those statuses (comma-separated, e.g. `VALID,PROBABLY_VALID`).',
+  security: [{ bearerAuth: [] }],
+  params: listIdParams,
+  querystring: {
+    type: 'object',
+    properties: {
+      format: { type: 'string', enum: ['csv', 'json'] },
+      status: { type: 'string', maxLength: 500 },
+    },
+  },
+  response: {
+    200: {
+      description: 'The results, streamed.',
+      headers: accountingHeaders,
+      content: {
+        'text/csv': { schema: { type: 'string' } },
+        'application/json': { schema: { type: 'array', items: { type: 'object' } } },
+      },
+    },
+    ...apiErrorResponses({
+      401: ['unauthorized'],
+      404: ['not_found'],
+      422: ['validation_failed'],
+      429: ['rate_limited'],
+      500: ['internal_error'],
+    }),
+  },
+};
+
+/** The results route. */
+export const listResultsRoute: FastifyPluginAsync<ListResultsDeps> = async (app, { lists }) => {
+  app.get<{ Params: ListIdParams; Querystring: ResultsQuery }>(
+    '/lists/:id/results',
+    { schema },
+    async (request, reply) => {
+      const list = await lists.get(callerOf(request).accountId, request.params.id);
+      if (list === null) throw listNotFound();
+      const statuses = parseStatuses(request.query.status);
+      const rows = lists.results(list.id, statuses);
+      const format = request.query.format ?? 'csv';
+      const filename = `${list.id}-results.${format}`;
+      reply.header('content-disposition', `attachment; filename="${filename}"`);
+      if (format === 'json') {
+        reply.type('application/json; charset=utf-8');
+        return reply.send(resultsJson(rows));
+      }
+      reply.type('text/csv; charset=utf-8');
+      return reply.send(resultsCsv(list.header ?? ['email'], rows));
+    },
+  );
+};
+
+function parseStatuses(value: string | undefined): Status[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const known = new Set<string>(STATUS_NAMES);
+  const statuses = value.split(',').map((part) => part.trim().toUpperCase());
+  const unknown = statuses.find((status) => !known.has(status));
+  if (unknown !== undefined) {
+    throw validationFailed([
+      {
+        field: 'status',
+        message: `Unknown status "${unknown.slice(0, 40)}": use ${STATUS_NAMES.join(', ')}`,
+      },
+    ]);
+  }
+  return statuses as Status[];
+}

@@ -1,0 +1,88 @@
+/**
+ * The list job (DESIGN §3) as JSON Schema: serializes list responses and documents them in the
+ * OpenAPI document. The shape is `ListView` (src/jobs/list-view.ts).
+ */
+import { LIST_STATES } from '../../jobs/list-store.ts';
+import { STATUS_NAMES } from './result.ts';
+
+const nullableString = { type: ['string', 'null'] } as const;
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+
+const countsSchema = {
+  type: 'object',
+  description: 'Rows: all, unique addresses, processed so far, and processed rows per status.',
+  required: ['total', 'unique', 'processed', ...STATUS_NAMES.map((status) => status.toLowerCase())],
+  properties: {
+    total: { ...count, description: 'Rows uploaded.' },
+    unique: { ...count, description: 'Unique normalized addresses (each verified and charged once).' },
+    processed: { ...count, description: 'Rows with a final result.' },
+    ...Object.fromEntries(STATUS_NAMES.map((status) => [status.toLowerCase(), count])),
+  },
+} as const;
+
+/** Shared schema `List`. */
+export const listSchema = {
+  $id: 'List',
+  type: 'object',
+  required: [
+    'id',
+    'name',
+    'state',
+    'source',
+    'counts',
+    'progress',
+    'message',
+    'webhook_url',
+    'created_at',
+    'started_at',
+    'finished_at',
+    'updated_at',
+    'links',
+  ],
+  properties: {
+    id: { type: 'string', examples: ['lst_4f0c2d0a9b8e4e53a1f0c7d6e5b4a392'] },
+    name: { type: 'string' },
+    state: { type: 'string', enum: [...LIST_STATES] },
+    source: { type: 'string', enum: ['json', 'csv'] },
+    counts: countsSchema,
+    progress: { type: 'number', minimum: 0, maximum: 1, description: 'Processed rows over total rows.' },
+    message: { ...nullableString, description: 'Why the list stopped early (quota used up), or null.' },
+    webhook_url: nullableString,
+    created_at: { type: 'string', format: 'date-time' },
+    started_at: nullableTime,
+    finished_at: nullableTime,
+    updated_at: { type: 'string', format: 'date-time' },
+    links: {
+      type: 'object',
+      required: ['self', 'results'],
+      properties: { self: { type: 'string' }, results: { type: 'string' } },
+    },
+  },
+} as const;
+
+/** Shared schema `CreatedList`: the 202 of `POST /lists`, with the webhook secret when one applies. */
+export const createdListSchema = {
+  $id: 'CreatedList',
+  type: 'object',
+  required: listSchema.required,
+  properties: {
+    ...listSchema.properties,
+    webhook_secret: {
+      type: 'string',
+      description:
+        "Given once, when `webhook_url` is set: verifies the `Mailvet-Signature` of this list's webhooks (docs/webhooks.md).",
+    },
+  },
+} as const;
+
+/** Shared schema `ListPage`: `GET /lists`. */
+export const listPageSchema = {
+  $id: 'ListPage',
+  type: 'object',
+  required: ['lists', 'next_cursor'],
+  properties: {
+    lists: { type: 'array', items: { $ref: 'List#' } },
+    next_cursor: { ...nullableString, description: 'Pass as `cursor` for the next page; null on the last.' },
+  },
+} as const;

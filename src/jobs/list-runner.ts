@@ -1,0 +1,213 @@
+/**
+ * Runs one list job from the store (DESIGN §3): walks its pending addresses by domain (so one
+ * domain's addresses share SMTP sessions), charges the key's quota per address before verifying
+ * it, saves results as they come, re-checks greylisted addresses after a delay, and completes the
+ * list. Everything it knows is in the store, so a run can stop anywhere (pause, cancel, kill -9)
+ * and a later run carries on: no address is charged twice or gets two results.
+ */
+import { effectiveLimits, type Plan } from '../accounts/plans.ts';
+import type { Store } from '../accounts/store.ts';
+import { monthOf, nextMonthStart } from '../service/months.ts';
+import type { VerificationResult } from '../verification/report.ts';
+import type { AddressCharge, ListRecord, ListStore, PendingAddress } from './list-store.ts';
+import { ResultBuffer } from './result-buffer.ts';
+import { completionDelivery } from './webhook-events.ts';
+
+export interface ListRunnerDeps {
+  store: Pick<Store, 'findApiKeyById'> & { lists: ListStore };
+  plans: Readonly<Record<string, Plan>>;
+  /** Verifies one address without charging; `fresh` skips the result cache. */
+  verify: (email: string, options: { fresh: boolean }) => Promise<VerificationResult>;
+  /** Wait before a greylisted (or timed-out, unreachable, DNS-failed) address is checked again, ms. */
+  recheckDelayMs: number;
+  /** Verifications per address at most, the first included (default 3). */
+  maxAttempts?: number;
+  /** Addresses verified at once in one list (default 64). */
+  concurrency?: number;
+  /** Addresses read (and charged) per step (default 200). */
+  batchSize?: number;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** How a pass over addresses ended. */
+type PassEnd = 'done' | 'stopped' | 'quota';
+
+/**
+ * Results that say nothing about the mailbox, only about the moment: the address is checked again
+ * later, before the list completes (a list cleaner acts on the final answer).
+ */
+const RECHECKED_REASONS = new Set(['greylisted', 'dns_error', 'connect_failed', 'timeout']);
+
+/** Runs list jobs; `run` is the queue's handler. */
+export class ListRunner {
+  readonly #deps: ListRunnerDeps;
+  readonly #now: () => Date;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(deps: ListRunnerDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+    this.#sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** Works on the list until it is completed, paused, cancelled or gone. */
+  async run(listId: string): Promise<void> {
+    const { lists } = this.#deps.store;
+    const list = await lists.getList(listId);
+    if (list === null) return;
+    if (list.state === 'queued') {
+      const started = await lists.transition(listId, ['queued'], 'running', this.#now(), {
+        pauseReason: null,
+        message: null,
+      });
+      if (!started) return;
+    } else if (list.state !== 'running') {
+      return;
+    }
+    const key = await this.#deps.store.findApiKeyById(list.apiKeyId);
+    if (key === null || key.revokedAt !== null) {
+      await lists.transition(listId, ['running'], 'failed', this.#now(), {
+        message: 'The API key that created this list was revoked; the list stopped.',
+      });
+      return;
+    }
+    const limits = effectiveLimits(this.#deps.plans, key.plan, key);
+    // A crash between saving results and counting them leaves the counters short: heal them.
+    await lists.recount(listId);
+
+    let end = await this.#pass(list, limits.monthlyVerifications, false);
+    // Paused and resumed while this run was finishing its verifications in flight: carry on.
+    while (end === 'stopped' && (await this.#stillRunning(listId))) {
+      end = await this.#pass(list, limits.monthlyVerifications, false);
+    }
+    while (end === 'done') {
+      const due = await lists.dueRechecks(listId, this.#now(), this.#batchSize);
+      if (due.length > 0) {
+        end = await this.#pass(list, limits.monthlyVerifications, true, due);
+        continue;
+      }
+      const next = await lists.nextRecheckAt(listId);
+      if (next === null) break;
+      if (!(await this.#stillRunning(listId))) return;
+      // Short naps, so a pause or cancel during the wait is seen soon.
+      await this.#sleep(Math.max(10, Math.min(1000, Date.parse(next) - this.#now().getTime())));
+    }
+    if (end === 'done') await this.#complete(listId);
+  }
+
+  get #batchSize(): number {
+    return this.#deps.batchSize ?? 200;
+  }
+
+  /**
+   * Verifies pending addresses with a sliding window of `concurrency` at once: a slow domain
+   * holds only its own slots, never a whole batch. `rechecks` given: just those (already charged).
+   */
+  async #pass(
+    list: ListRecord,
+    limit: number,
+    fresh: boolean,
+    rechecks?: PendingAddress[],
+  ): Promise<PassEnd> {
+    const { lists } = this.#deps.store;
+    const buffer = new ResultBuffer(lists, list.id);
+    const inFlight = new Set<Promise<void>>();
+    const concurrency = this.#deps.concurrency ?? 64;
+    let end: PassEnd = 'done';
+    let failure: unknown;
+    let cursor: PendingAddress | undefined;
+    for (;;) {
+      if (failure !== undefined) break;
+      if (!(await this.#stillRunning(list.id))) {
+        end = 'stopped';
+        break;
+      }
+      const batch =
+        rechecks ??
+        (await lists.pendingAddresses(
+          list.id,
+          cursor === undefined ? null : { domain: cursor.domain, firstRow: cursor.firstRow },
+          this.#batchSize,
+        ));
+      if (batch.length === 0) break;
+      cursor = batch.at(-1);
+      const charge: AddressCharge = { keyId: list.apiKeyId, month: monthOf(this.#now()), limit };
+      const uncharged = batch.filter((address) => !address.charged).map((address) => address.addressKey);
+      const { charged } = await lists.chargeAddresses(list.id, uncharged, charge);
+      const chargedNow = new Set(charged);
+      const payable = batch.filter((address) => address.charged || chargedNow.has(address.addressKey));
+      for (const address of payable) {
+        while (inFlight.size >= concurrency) await Promise.race(inFlight);
+        const work = this.#verify(address, fresh, charge, buffer)
+          .catch((error: unknown) => {
+            failure ??= error;
+          })
+          .finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      }
+      if (payable.length < batch.length) {
+        end = 'quota';
+        break;
+      }
+      if (rechecks !== undefined) break;
+    }
+    await Promise.all(inFlight);
+    await buffer.flush();
+    // A bug (not an expected failure: those are results) fails this run; the queue retries it.
+    if (failure !== undefined) throw failure;
+    if (end === 'quota') await this.#pauseForQuota(list.id);
+    return end;
+  }
+
+  async #verify(
+    address: PendingAddress,
+    fresh: boolean,
+    charge: AddressCharge,
+    buffer: ResultBuffer,
+  ): Promise<void> {
+    const result = await this.#deps.verify(address.email, { fresh });
+    const attempts = address.attempts + 1;
+    if (RECHECKED_REASONS.has(result.reason) && attempts < (this.#deps.maxAttempts ?? 3)) {
+      const retryAt = new Date(this.#now().getTime() + this.#deps.recheckDelayMs);
+      await buffer.defer(address.addressKey, result, retryAt);
+      return;
+    }
+    // DESIGN §1: a result our own DNS failure spoiled is not charged.
+    if (result.reason === 'dns_error') {
+      await this.#deps.store.lists.unchargeAddresses(buffer.listId, [address.addressKey], charge);
+    }
+    await buffer.save(address.addressKey, result);
+  }
+
+  async #stillRunning(listId: string): Promise<boolean> {
+    const list = await this.#deps.store.lists.getList(listId);
+    // A resume while this run was still finishing puts the list back to queued: keep going.
+    if (list?.state === 'queued') {
+      return this.#deps.store.lists.transition(listId, ['queued'], 'running', this.#now());
+    }
+    return list?.state === 'running';
+  }
+
+  async #pauseForQuota(listId: string): Promise<void> {
+    const now = this.#now();
+    const reset = nextMonthStart(now).toISOString();
+    await this.#deps.store.lists.transition(listId, ['running', 'queued'], 'paused', now, {
+      pauseReason: 'quota',
+      message: `The monthly verification quota is used up. The list resumes by itself when quota is available again (the quota resets at ${reset}).`,
+    });
+  }
+
+  async #complete(listId: string): Promise<void> {
+    const { lists } = this.#deps.store;
+    await lists.recount(listId);
+    const list = await lists.getList(listId);
+    if (list === null || list.state !== 'running') return;
+    const now = this.#now();
+    // The event is recorded before the state changes: a crash in between re-runs the list, which
+    // completes again and records the same event id (ignored), so the webhook is never lost.
+    const delivery = list.webhookUrl === null ? null : completionDelivery(list, now);
+    if (delivery !== null) await lists.addWebhookDelivery(delivery, now);
+    await lists.transition(listId, ['running'], 'completed', now, { pauseReason: null, message: null });
+  }
+}

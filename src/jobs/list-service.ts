@@ -1,0 +1,182 @@
+/**
+ * What the API does with list jobs (DESIGN §3): store an upload as it streams in, move a list
+ * between states on its owner's request, and read its results back in upload order. No HTTP here;
+ * the routes call it. The work itself is the runner's, reached through the queue.
+ */
+
+import { addressKey } from '../service/verification-service.ts';
+import { normalizeAddress } from '../verification/checks/normalize.ts';
+import type { Status } from '../verification/report.ts';
+import type { JobQueue } from './job-queue.ts';
+import type { ListRecord, ListStore, ResultRow } from './list-store.ts';
+
+/** One uploaded row, as the upload parsers yield it. */
+export interface IncomingRow {
+  email: string;
+  /** The whole CSV row; absent for JSON uploads. */
+  fields?: string[];
+}
+
+/** A new list's description (its rows come separately, as a stream). */
+export interface ListUpload {
+  accountId: string;
+  apiKeyId: string;
+  source: 'json' | 'csv';
+  header: string[] | null;
+}
+
+/** What a list is called and where it reports, known once its rows are read (JSON may put them last). */
+export interface ListDetails {
+  name: string;
+  webhookUrl: string | null;
+}
+
+/** An owner's request on a list that its state does not allow (409), or no such list (404). */
+export type ListActionOutcome =
+  | { kind: 'ok'; list: ListRecord }
+  | { kind: 'not_found' }
+  | { kind: 'conflict'; state: string };
+
+export interface ListServiceDeps {
+  lists: ListStore;
+  queue: Pick<JobQueue, 'enqueue'>;
+  now?: () => Date;
+  /** Told when a queue message could not be sent (the list still runs: workers sweep the store). */
+  onEnqueueError?: (listId: string, error: unknown) => void;
+}
+
+/** Rows stored per write while an upload streams in. */
+const UPLOAD_BATCH = 1000;
+/** Rows read per store query while results stream out. */
+const RESULT_PAGE = 1000;
+
+/** List jobs for API callers. */
+export class ListService {
+  readonly #deps: ListServiceDeps;
+  readonly #now: () => Date;
+
+  constructor(deps: ListServiceDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * Stores a list from a stream of rows, batch by batch (memory stays bounded whatever the size),
+   * then queues it. `details` is called once the rows are read; if reading them or `details`
+   * fails, nothing is left behind and the error is rethrown.
+   */
+  async create(
+    upload: ListUpload,
+    rows: AsyncIterable<IncomingRow>,
+    details: () => ListDetails,
+  ): Promise<ListRecord> {
+    const { lists } = this.#deps;
+    const listId = await lists.beginList(upload, this.#now());
+    try {
+      let batch = [];
+      let rowNumber = 0;
+      for await (const row of rows) {
+        rowNumber += 1;
+        const email = row.email.trim();
+        const normalized = normalizeAddress(email);
+        batch.push({
+          rowNumber,
+          email,
+          addressKey: addressKey(email),
+          domain: (normalized.asciiDomain ?? normalized.rawDomain).toLowerCase(),
+          fields: row.fields ?? null,
+        });
+        if (batch.length >= UPLOAD_BATCH) {
+          await lists.addRows(listId, batch);
+          batch = [];
+        }
+      }
+      if (batch.length > 0) await lists.addRows(listId, batch);
+      const list = await lists.finishUpload(listId, this.#now(), details());
+      await this.#enqueue(listId);
+      return list;
+    } catch (error) {
+      await lists.deleteList(listId).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The caller's list, or null. */
+  get(accountId: string, listId: string): Promise<ListRecord | null> {
+    return this.#deps.lists.getList(listId, accountId);
+  }
+
+  /** The caller's lists, newest first. */
+  page(accountId: string, limit: number, after?: { createdAt: string; id: string }): Promise<ListRecord[]> {
+    return this.#deps.lists.listLists(accountId, limit, after);
+  }
+
+  /** Stops a queued or running list after the verifications in flight. */
+  pause(accountId: string, listId: string): Promise<ListActionOutcome> {
+    return this.#act(accountId, listId, ['queued', 'running'], 'paused', {
+      pauseReason: 'user',
+      message: null,
+    });
+  }
+
+  /** Queues a paused list again (whatever paused it: a list paused for quota pauses again if none came back). */
+  async resume(accountId: string, listId: string): Promise<ListActionOutcome> {
+    const outcome = await this.#act(accountId, listId, ['paused'], 'queued', {
+      pauseReason: null,
+      message: null,
+    });
+    if (outcome.kind === 'ok') await this.#enqueue(listId);
+    return outcome;
+  }
+
+  /** Ends a list that has not finished; its results so far stay downloadable. */
+  cancel(accountId: string, listId: string): Promise<ListActionOutcome> {
+    return this.#act(accountId, listId, ['queued', 'running', 'paused'], 'cancelled', {
+      pauseReason: null,
+      message: 'Cancelled by its owner.',
+    });
+  }
+
+  /** Removes a list and all its data, whatever its state (a running one stops). */
+  async remove(accountId: string, listId: string): Promise<boolean> {
+    const list = await this.#deps.lists.getList(listId, accountId);
+    if (list === null) return false;
+    await this.#deps.lists.deleteList(listId);
+    return true;
+  }
+
+  /** Every row with its result (null until verified), in upload order, page by page. */
+  async *results(listId: string, statuses?: readonly Status[]): AsyncGenerator<ResultRow> {
+    let after = 0;
+    for (;;) {
+      const page = await this.#deps.lists.resultRows(listId, after, RESULT_PAGE, statuses);
+      yield* page;
+      if (page.length < RESULT_PAGE) return;
+      after = page.at(-1)!.rowNumber;
+    }
+  }
+
+  async #act(
+    accountId: string,
+    listId: string,
+    from: ListRecord['state'][],
+    to: ListRecord['state'],
+    patch: { pauseReason: ListRecord['pauseReason']; message: string | null },
+  ): Promise<ListActionOutcome> {
+    const { lists } = this.#deps;
+    if (!(await lists.transition(listId, from, to, this.#now(), patch, accountId))) {
+      const list = await lists.getList(listId, accountId);
+      return list === null ? { kind: 'not_found' } : { kind: 'conflict', state: list.state };
+    }
+    const list = await lists.getList(listId, accountId);
+    return list === null ? { kind: 'not_found' } : { kind: 'ok', list };
+  }
+
+  async #enqueue(listId: string): Promise<void> {
+    try {
+      await this.#deps.queue.enqueue(listId);
+    } catch (error) {
+      this.#deps.onEnqueueError?.(listId, error);
+    }
+  }
+}

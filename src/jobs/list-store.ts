@@ -1,0 +1,205 @@
+/**
+ * The store port for list jobs (DESIGN §3). A list's state, its rows and every result live here,
+ * never only in the queue, so any process can pick a list up where another stopped. Adapters in
+ * `src/adapters/store/` implement it on SQLite and PostgreSQL; one contract suite runs on both.
+ */
+import type { UsageMonth } from '../accounts/store.ts';
+import type { Status, VerificationResult } from '../verification/report.ts';
+
+/** The states a client sees. `uploading` is internal: a list is hidden until its upload is whole. */
+export const LIST_STATES = ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
+export type ListState = (typeof LIST_STATES)[number];
+
+/** Why a list stopped before its end. */
+export type PauseReason = 'user' | 'quota';
+
+/** Row counts of a list; per-status counts are of rows (a duplicate row counts again). */
+export interface ListCounts {
+  total: number;
+  unique: number;
+  processed: number;
+  byStatus: Record<Status, number>;
+}
+
+/** A list job as stored. */
+export interface ListRecord {
+  id: string;
+  accountId: string;
+  apiKeyId: string;
+  name: string;
+  state: ListState;
+  source: 'json' | 'csv';
+  /** The CSV header (uploaded or synthetic); null for JSON uploads. */
+  header: string[] | null;
+  webhookUrl: string | null;
+  counts: ListCounts;
+  /** Unique addresses with a final result. */
+  processedAddresses: number;
+  pauseReason: PauseReason | null;
+  message: string | null;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface NewList {
+  accountId: string;
+  apiKeyId: string;
+  source: 'json' | 'csv';
+  header: string[] | null;
+}
+
+/** One uploaded row, ready to store. */
+export interface UploadedRow {
+  rowNumber: number;
+  /** As uploaded (trimmed). */
+  email: string;
+  /** The normalized identity of the address: duplicates share it. */
+  addressKey: string;
+  /** The ASCII domain, lower-cased (for grouping by domain). */
+  domain: string;
+  /** The whole CSV row; null for JSON uploads. */
+  fields: string[] | null;
+}
+
+/** A unique address still to verify. */
+export interface PendingAddress {
+  addressKey: string;
+  email: string;
+  domain: string;
+  firstRow: number;
+  charged: boolean;
+  /** Verifications already made (provisional results that were re-checked). */
+  attempts: number;
+}
+
+/** Where a walk over the pending addresses stopped: they are walked by domain, then row. */
+export interface PendingCursor {
+  domain: string;
+  firstRow: number;
+}
+
+/** One row of the results download. */
+export interface ResultRow {
+  rowNumber: number;
+  email: string;
+  fields: string[] | null;
+  result: VerificationResult | null;
+}
+
+/** The charge of one batch of a list's addresses against the key's monthly quota. */
+export interface AddressCharge {
+  keyId: string;
+  month: UsageMonth;
+  limit: number;
+}
+
+/** A webhook event waiting to be delivered. */
+export interface WebhookDelivery {
+  id: string;
+  listId: string;
+  url: string;
+  event: string;
+  body: string;
+  attempts: number;
+  createdAt: string;
+}
+
+export interface ListStore {
+  /** Starts an upload: the list exists, hidden (`uploading`), until `finishUpload`. */
+  beginList(input: NewList, now: Date): Promise<string>;
+  /** Stores a batch of rows and their addresses (duplicates, in the batch or before, merge). */
+  addRows(listId: string, rows: readonly UploadedRow[]): Promise<void>;
+  /**
+   * Counts the rows and addresses and makes the list `queued`. The name and webhook are set here:
+   * a streamed JSON upload may name them after its rows.
+   */
+  finishUpload(
+    listId: string,
+    now: Date,
+    details: { name: string; webhookUrl: string | null },
+  ): Promise<ListRecord>;
+  /** Removes a list and all its data (an abandoned upload, or DELETE). */
+  deleteList(listId: string): Promise<void>;
+  /** Removes uploads that never finished (their process died), older than `before`. */
+  deleteStaleUploads(before: Date): Promise<number>;
+
+  /** The list, when it exists and (with `accountId`) belongs to that account. */
+  getList(listId: string, accountId?: string): Promise<ListRecord | null>;
+  /** An account's lists, newest first, `limit` at most, after the cursor (the last seen list). */
+  listLists(
+    accountId: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<ListRecord[]>;
+  /**
+   * Moves a list from one of `from` to `to`, atomically (a conditional UPDATE); false when the
+   * list was not in one of `from`. `patch` sets the reason and message (null clears them).
+   */
+  transition(
+    listId: string,
+    from: readonly ListState[],
+    to: ListState,
+    now: Date,
+    patch?: { pauseReason?: PauseReason | null; message?: string | null },
+    /** Only a list of this account. */
+    accountId?: string,
+  ): Promise<boolean>;
+  /** Ids of lists a runner should be working on (`queued` or `running`). */
+  runnableListIds(): Promise<string[]>;
+  /** Lists paused because their quota ran out, with the key charged. */
+  quotaPausedLists(): Promise<Array<{ id: string; apiKeyId: string }>>;
+
+  /** Pending addresses not waiting for a re-check, by domain then row, after `cursor`. */
+  pendingAddresses(listId: string, cursor: PendingCursor | null, limit: number): Promise<PendingAddress[]>;
+  /** Provisional results whose re-check is due. */
+  dueRechecks(listId: string, now: Date, limit: number): Promise<PendingAddress[]>;
+  /** When the next re-check is due; null when none waits. */
+  nextRecheckAt(listId: string): Promise<string | null>;
+  /**
+   * Charges the key's quota for those of `addressKeys` not yet charged and marks them charged, in
+   * one transaction: an address is never charged twice, whatever crashes or runs concurrently.
+   * When the quota cannot cover them all, the first ones (in the given order) are charged.
+   * Returns the keys now charged by this call and the month's usage after it.
+   */
+  chargeAddresses(
+    listId: string,
+    addressKeys: readonly string[],
+    charge: AddressCharge,
+  ): Promise<{ charged: string[]; used: number }>;
+  /** Gives back the charge of addresses whose result our own DNS failure spoiled. */
+  unchargeAddresses(listId: string, addressKeys: readonly string[], charge: AddressCharge): Promise<void>;
+  /** Final results: marks the addresses done (once: a second save of one is ignored) and counts them. */
+  saveResults(
+    listId: string,
+    results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
+  ): Promise<void>;
+  /** Provisional results, to be checked again at `retryAt`. */
+  deferAddresses(
+    listId: string,
+    items: ReadonlyArray<{ addressKey: string; result: VerificationResult; retryAt: Date }>,
+  ): Promise<void>;
+  /** Recomputes a list's counters from its addresses (after a crash between a save and its count). */
+  recount(listId: string): Promise<void>;
+  /** Rows with their results, in upload order, after `afterRow`; only `statuses` when given. */
+  resultRows(
+    listId: string,
+    afterRow: number,
+    limit: number,
+    statuses?: readonly Status[],
+  ): Promise<ResultRow[]>;
+
+  /** Records a webhook event for delivery; a second one with the same id is ignored. */
+  addWebhookDelivery(delivery: Omit<WebhookDelivery, 'attempts'>, dueAt: Date): Promise<void>;
+  /**
+   * Claims up to `limit` deliveries due at `now`: each is leased until `leaseUntil`, so another
+   * process does not send it at the same time.
+   */
+  claimWebhookDeliveries(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDelivery[]>;
+  /** Records a delivery attempt: delivered, retry at `nextAttemptAt`, or given up (both null). */
+  recordWebhookAttempt(
+    id: string,
+    outcome: { deliveredAt: Date | null; nextAttemptAt: Date | null; error: string | null },
+  ): Promise<void>;
+}

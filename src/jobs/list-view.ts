@@ -1,0 +1,52 @@
+/**
+ * The public shape of a list job (DESIGN §3), as `GET /api/v1/lists/{id}` answers it and as the
+ * completion webhook carries it. One function, so the two can never disagree.
+ */
+import type { Status } from '../verification/report.ts';
+import type { ListRecord, ListState } from './list-store.ts';
+
+/** Per-status row counts, keyed by the status in lower case (`VALID` → `valid`). */
+export type StatusCounts = Record<Lowercase<Status>, number>;
+
+/** A list as clients see it. */
+export interface ListView {
+  id: string;
+  name: string;
+  state: ListState;
+  source: 'json' | 'csv';
+  counts: { total: number; unique: number; processed: number } & StatusCounts;
+  /** Processed rows over total rows, 0 to 1. */
+  progress: number;
+  /** Why the list stopped early (quota used up, key revoked), or null. */
+  message: string | null;
+  webhook_url: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+  links: { self: string; results: string };
+}
+
+/** The view of a stored list. */
+export function listView(list: ListRecord): ListView {
+  const { total, unique, processed, byStatus } = list.counts;
+  const statusCounts = Object.fromEntries(
+    Object.entries(byStatus).map(([status, count]) => [status.toLowerCase(), count]),
+  ) as StatusCounts;
+  const self = `/api/v1/lists/${list.id}`;
+  return {
+    id: list.id,
+    name: list.name,
+    state: list.state,
+    source: list.source,
+    counts: { total, unique, processed, ...statusCounts },
+    progress: total === 0 ? (list.state === 'completed' ? 1 : 0) : Math.min(1, processed / total),
+    message: list.message,
+    webhook_url: list.webhookUrl,
+    created_at: list.createdAt,
+    started_at: list.startedAt,
+    finished_at: list.finishedAt,
+    updated_at: list.updatedAt,
+    links: { self, results: `${self}/results` },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * A process's share of list-job work (`mailvet worker`, or `mailvet serve` with its in-process
+ * worker): consumes the queue with the runner, and keeps three sweeps going, each safe to run on
+ * any number of processes at once because the store arbitrates:
+ * - runnable lists are (re-)queued, so a list whose message was lost or whose worker died resumes;
+ * - lists paused for quota resume once their key has quota again (a new month, a higher quota);
+ * - due webhook deliveries are sent.
+ */
+import { effectiveLimits, type Plan } from '../accounts/plans.ts';
+import type { Store } from '../accounts/store.ts';
+import { monthOf } from '../service/months.ts';
+import type { JobQueue } from './job-queue.ts';
+import type { ListRunner } from './list-runner.ts';
+import type { WebhookDispatcher } from './webhook-dispatcher.ts';
+
+export interface ListWorkerDeps {
+  store: Store;
+  plans: Readonly<Record<string, Plan>>;
+  queue: JobQueue;
+  runner: Pick<ListRunner, 'run'>;
+  webhooks: Pick<WebhookDispatcher, 'deliverDue'>;
+  /** Lists worked on at once by this process (default 2). */
+  concurrency?: number;
+  /** How often runnable and quota-paused lists are swept, ms (default 30 s). */
+  sweepIntervalMs?: number;
+  /** How often due webhooks are looked for, ms (default 1 s). */
+  webhookIntervalMs?: number;
+  now?: () => Date;
+  log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** An upload older than this with no progress belongs to a process that died mid-upload. */
+const STALE_UPLOAD_MS = 60 * 60 * 1000;
+
+/** A running worker; `close` stops it gracefully. */
+export interface ListWorker {
+  close(): Promise<void>;
+}
+
+/** Starts consuming list jobs and the sweeps. */
+export async function startListWorker(deps: ListWorkerDeps): Promise<ListWorker> {
+  const now = deps.now ?? (() => new Date());
+  deps.queue.consume((listId) => deps.runner.run(listId), { concurrency: deps.concurrency ?? 2 });
+
+  const sweep = async (): Promise<void> => {
+    const removed = await deps.store.lists.deleteStaleUploads(new Date(now().getTime() - STALE_UPLOAD_MS));
+    if (removed > 0) deps.log('info', 'removed unfinished uploads', { removed });
+    await resumeQuotaPaused(deps, now());
+    for (const listId of await deps.store.lists.runnableListIds()) await deps.queue.enqueue(listId);
+  };
+  const guarded = (name: string, work: () => Promise<void>) => {
+    let running = false;
+    return () => {
+      // One at a time: a slow sweep must not pile up behind itself.
+      if (running) return;
+      running = true;
+      work()
+        .catch((error: unknown) => deps.log('warn', `${name} failed; it runs again soon`, { err: error }))
+        .finally(() => {
+          running = false;
+        });
+    };
+  };
+  const sweepNow = guarded('list sweep', sweep);
+  const deliverNow = guarded('webhook delivery', () => deps.webhooks.deliverDue());
+  sweepNow();
+  const timers = [
+    setInterval(sweepNow, deps.sweepIntervalMs ?? 30_000),
+    setInterval(deliverNow, deps.webhookIntervalMs ?? 1_000),
+  ];
+  for (const timer of timers) timer.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= (async () => {
+        for (const timer of timers) clearInterval(timer);
+        await deps.queue.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Queues again every list paused for quota whose key has quota again this month. */
+async function resumeQuotaPaused(deps: ListWorkerDeps, at: Date): Promise<void> {
+  for (const { id, apiKeyId } of await deps.store.lists.quotaPausedLists()) {
+    const key = await deps.store.findApiKeyById(apiKeyId);
+    if (key === null || key.revokedAt !== null) continue;
+    const { monthlyVerifications } = effectiveLimits(deps.plans, key.plan, key);
+    const usage = await deps.store.usage(apiKeyId, monthOf(at));
+    if (usage.verifications >= monthlyVerifications) continue;
+    const resumed = await deps.store.lists.transition(id, ['paused'], 'queued', at, {
+      pauseReason: null,
+      message: null,
+    });
+    if (resumed) {
+      deps.log('info', 'list resumed: quota available again', { listId: id });
+      await deps.queue.enqueue(id);
+    }
+  }
+}

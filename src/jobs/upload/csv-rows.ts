@@ -1,0 +1,154 @@
+/**
+ * Streaming read of an uploaded CSV list: rows come out one at a time, in file order, as the
+ * bytes arrive, so memory stays bounded by the longest row whatever the file's size.
+ */
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { type CsvLayout, detectLayout } from './csv-layout.ts';
+import { codePointLength, MAX_EMAIL_LENGTH } from './list-fields.ts';
+import { UploadError } from './upload-error.ts';
+import { type ByteSource, checkUtf8 } from './utf8.ts';
+
+/**
+ * Longest record (row) accepted by default, in characters: well above the 10 MB rows real exports
+ * can hold (notes columns), and a clear error instead of unbounded memory for a file with no
+ * line breaks or an unclosed quote.
+ */
+export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
+
+export interface CsvUploadOptions {
+  /** The email column's header name (case-insensitive) or 1-based number; found otherwise. */
+  column?: string | undefined;
+  /** Most data rows accepted. */
+  maxRows: number;
+  /** Longest row, in characters; {@link MAX_RECORD_CHARS} by default. */
+  maxRecordChars?: number | undefined;
+}
+
+/** One data row: its address (trimmed) and every cell as uploaded. */
+export interface CsvRow {
+  email: string;
+  fields: string[];
+}
+
+/** An uploaded CSV: its header, known once the first rows are read, then the rows. */
+export interface CsvUpload {
+  /** The file's own header, or `column_1…` (with `email` at the address column) when it had none. */
+  header: string[];
+  /** Whether the file had a header row. */
+  hasHeader: boolean;
+  /** 0-based index of the email column. */
+  emailIndex: number;
+  /**
+   * The data rows, in order. Iterate it to its end (or stop it with `return()`): that is what
+   * releases the source. Throws {@link UploadError} mid-way on a bad row or too many rows.
+   */
+  rows: AsyncGenerator<CsvRow, void, undefined>;
+}
+
+/**
+ * Starts reading a CSV upload: resolves once the header and the first data row are read, so a file
+ * with no usable rows fails before the caller stores anything. Accepts a UTF-8 byte order mark,
+ * CRLF, LF or CR line ends (even mixed), quoted cells holding commas, quotes and line breaks, rows of varying
+ * lengths; empty lines are skipped.
+ *
+ * @throws UploadError (field `file` or `column`): not UTF-8, not CSV, a row over the size limit,
+ *   no email column, no data rows, more than `maxRows` rows, an address cell over 1024 characters.
+ */
+export async function readCsvUpload(source: ByteSource, options: CsvUploadOptions): Promise<CsvUpload> {
+  const maxRecordChars = options.maxRecordChars ?? MAX_RECORD_CHARS;
+  const parser = parse({
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    // Files mix line ends (LF rows appended to a CRLF file; CR from old Mac spreadsheets), and
+    // auto-detection would fix one from the first line. A CRLF split between chunks may read as
+    // CR then an empty line, which is skipped.
+    record_delimiter: ['\r\n', '\n', '\r'],
+    max_record_size: maxRecordChars,
+  });
+  const input = Readable.from(checkUtf8(source, 'file'), { objectMode: false });
+  // pipe() does not carry errors downstream: the parser must fail with its input.
+  input.once('error', (error) => parser.destroy(error));
+  input.pipe(parser);
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+  const release = () => {
+    input.destroy();
+    parser.destroy();
+  };
+  const next = async (): Promise<string[] | undefined> => {
+    try {
+      const record = await records.next();
+      return record.done ? undefined : record.value;
+    } catch (error) {
+      release();
+      throw asUploadError(error, maxRecordChars);
+    }
+  };
+
+  let header: string[];
+  let layout: CsvLayout;
+  let first: string[] | undefined;
+  try {
+    const firstRecord = await next();
+    if (firstRecord === undefined)
+      throw new UploadError('validation_failed', 'the file holds no rows', 'file');
+    layout = detectLayout(firstRecord, options.column);
+    header = layout.hasHeader ? firstRecord : layout.syntheticHeader;
+    first = layout.hasHeader ? await next() : firstRecord;
+    if (first === undefined) {
+      throw new UploadError('validation_failed', 'the file holds a header but no rows', 'file');
+    }
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const { emailIndex } = layout;
+
+  async function* rows(): AsyncGenerator<CsvRow, void, undefined> {
+    try {
+      let count = 0;
+      let record = first;
+      first = undefined; // not kept for the whole read
+      for (; record !== undefined; record = await next()) {
+        count += 1;
+        if (count > options.maxRows) {
+          throw new UploadError(
+            'validation_failed',
+            `the file holds more than ${options.maxRows} rows`,
+            'file',
+          );
+        }
+        const email = (record[emailIndex] ?? '').trim();
+        if (codePointLength(email, MAX_EMAIL_LENGTH) > MAX_EMAIL_LENGTH) {
+          throw new UploadError(
+            'validation_failed',
+            `row ${count}: the address cell is over ${MAX_EMAIL_LENGTH} characters`,
+            'file',
+          );
+        }
+        yield { email, fields: record };
+      }
+    } finally {
+      release();
+    }
+  }
+  return { header, hasHeader: layout.hasHeader, emailIndex, rows: rows() };
+}
+
+function asUploadError(error: unknown, maxRecordChars: number): unknown {
+  if (error instanceof UploadError) return error;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string') {
+    if (error.code === 'CSV_MAX_RECORD_SIZE') {
+      return new UploadError(
+        'bad_request',
+        `a row is longer than ${maxRecordChars} characters (is a quote left open?)`,
+        'file',
+      );
+    }
+    if (error.code.startsWith('CSV_')) {
+      return new UploadError('bad_request', `not readable as CSV: ${error.message}`, 'file');
+    }
+  }
+  return error;
+}

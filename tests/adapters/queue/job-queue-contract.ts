@@ -1,0 +1,239 @@
+/**
+ * The JobQueue contract (src/jobs/job-queue.ts), run against the in-process and the BullMQ queue.
+ * Every case gets a queue of its own (a fresh `scope`), so a BullMQ queue in a shared Redis never
+ * sees another case's jobs. Waits are "until it happened" with a generous hang guard, or a short
+ * settle to let a wrong extra run show itself; nothing asserts how fast anything is.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, it } from 'node:test';
+import type { QueueErrorHandler } from '../../../src/adapters/queue/queue-policy.ts';
+import type { JobHandler, JobQueue } from '../../../src/jobs/job-queue.ts';
+import {
+  CASE_TIMEOUT,
+  enqueueUntilRun,
+  errorLog,
+  gate,
+  recorder,
+  SETTLE_MS,
+  sleep,
+  waitFor,
+} from './queue-test-helpers.ts';
+
+/** Options every implementation takes. */
+export interface ContractQueueOptions {
+  attempts?: number;
+  backoffMs?: number;
+  onError?: QueueErrorHandler;
+}
+
+/** How the suite gets the implementation under test; `skip` names why it cannot run here. */
+export interface JobQueueSubject {
+  name: string;
+  /** A new queue instance; instances of one `scope` share their queue where they can (BullMQ). */
+  create(scope: string, options: ContractQueueOptions): JobQueue;
+  skip?: string | undefined;
+}
+
+/** Registers the contract suite for one implementation. */
+export function jobQueueContract(subject: JobQueueSubject): void {
+  if (subject.skip !== undefined) {
+    // A skipped test, not a skipped suite: the runner's totals count tests only.
+    it(`JobQueue contract: ${subject.name}`, { skip: subject.skip }, () => {});
+    return;
+  }
+  describe(`JobQueue contract: ${subject.name}`, () => {
+    let opened: JobQueue[] = [];
+    const open = (options: ContractQueueOptions = {}): JobQueue => {
+      const queue = subject.create(randomUUID(), options);
+      opened.push(queue);
+      return queue;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.map((queue) => queue.close()));
+      opened = [];
+    });
+
+    it('runs an id once, enqueued before or after consume, in FIFO order', CASE_TIMEOUT, async () => {
+      const runs = recorder();
+      const queue = open();
+      await queue.enqueue('lst_before');
+      queue.consume(runs.handler, { concurrency: 1 });
+      await queue.enqueue('lst_after');
+      await waitFor(() => runs.finished.length === 2, 'both runs');
+      await sleep(SETTLE_MS);
+      assert.deepEqual(runs.started, ['lst_before', 'lst_after']);
+    });
+
+    it('ignores a duplicate enqueue while the id is waiting', CASE_TIMEOUT, async () => {
+      const blocker = gate();
+      const runs = recorder((listId) => (listId === 'lst_blocker' ? blocker.wait : undefined));
+      const queue = open();
+      queue.consume(runs.handler, { concurrency: 1 });
+      await queue.enqueue('lst_blocker');
+      await waitFor(() => runs.count('lst_blocker') === 1, 'the blocker to start');
+      await queue.enqueue('lst_a');
+      await Promise.all([queue.enqueue('lst_a'), queue.enqueue('lst_a')]);
+      blocker.open();
+      await waitFor(() => runs.finished.includes('lst_a'), 'lst_a to run');
+      await sleep(SETTLE_MS);
+      assert.deepEqual(runs.started, ['lst_blocker', 'lst_a']);
+    });
+
+    it('ignores an enqueue while the id runs; a later enqueue runs it again', CASE_TIMEOUT, async () => {
+      const first = gate();
+      const runs = recorder((_, run) => (run === 1 ? first.wait : undefined));
+      const queue = open();
+      queue.consume(runs.handler, { concurrency: 2 });
+      await queue.enqueue('lst_a');
+      await waitFor(() => runs.count('lst_a') === 1, 'the first run');
+      await queue.enqueue('lst_a');
+      first.open();
+      await waitFor(() => runs.finished.length === 1, 'the first run to end');
+      await sleep(SETTLE_MS);
+      assert.equal(runs.count('lst_a'), 1, 'the enqueue during the run was ignored');
+      await enqueueUntilRun(queue, 'lst_a', () => runs.count('lst_a'), 2);
+      await waitFor(() => runs.finished.length === 2, 'the second run to end');
+      await sleep(SETTLE_MS);
+      assert.equal(runs.count('lst_a'), 2);
+    });
+
+    it('retries a failing handler (sync throw, rejection) until it succeeds', CASE_TIMEOUT, async () => {
+      const log = errorLog();
+      const thrown = new Error('boom 1');
+      let calls = 0;
+      // Not async: the first failure is a synchronous throw.
+      const handler: JobHandler = (listId) => {
+        calls++;
+        if (calls === 1) throw thrown;
+        if (calls === 2) return Promise.reject('boom 2');
+        assert.equal(listId, 'lst_a');
+        return Promise.resolve();
+      };
+      const queue = open({
+        attempts: 4,
+        backoffMs: 20,
+        // A logger that throws must not break the queue either.
+        onError: (...args) => {
+          log.onError(...args);
+          throw new Error('broken logger');
+        },
+      });
+      queue.consume(handler, { concurrency: 1 });
+      await queue.enqueue('lst_a');
+      await waitFor(() => calls === 3, 'the third attempt');
+      await sleep(SETTLE_MS);
+      assert.equal(calls, 3);
+      assert.deepEqual(log.errors, [
+        { listId: 'lst_a', error: thrown, willRetry: true },
+        { listId: 'lst_a', error: 'boom 2', willRetry: true },
+      ]);
+    });
+
+    it('gives up after `attempts` runs; a later enqueue runs the id again', CASE_TIMEOUT, async () => {
+      const log = errorLog();
+      let succeed = false;
+      const runs = recorder(() => {
+        if (!succeed) throw new Error('still failing');
+      });
+      const queue = open({ attempts: 3, backoffMs: 10, onError: log.onError });
+      queue.consume(runs.handler, { concurrency: 1 });
+      await queue.enqueue('lst_a');
+      await waitFor(() => log.errors.length === 3, 'three failures');
+      await sleep(SETTLE_MS);
+      assert.equal(runs.count('lst_a'), 3);
+      assert.deepEqual(
+        log.errors.map((e) => [e.listId, e.willRetry]),
+        [
+          ['lst_a', true],
+          ['lst_a', true],
+          ['lst_a', false],
+        ],
+      );
+      succeed = true;
+      await enqueueUntilRun(queue, 'lst_a', () => runs.count('lst_a'), 4);
+      await waitFor(() => runs.finished.length === 1, 'the successful run');
+      await sleep(SETTLE_MS);
+      assert.equal(runs.count('lst_a'), 4);
+    });
+
+    it('ignores an enqueue while the id backs off before a retry', CASE_TIMEOUT, async () => {
+      const log = errorLog();
+      const runs = recorder((_, run) => {
+        if (run === 1) throw new Error('first attempt fails');
+      });
+      // A backoff long enough that the enqueues below surely land inside it.
+      const queue = open({ attempts: 2, backoffMs: 2_000, onError: log.onError });
+      queue.consume(runs.handler, { concurrency: 1 });
+      await queue.enqueue('lst_a');
+      await waitFor(() => log.errors.length === 1, 'the first failure');
+      await sleep(200);
+      await queue.enqueue('lst_a');
+      await queue.enqueue('lst_a');
+      await waitFor(() => runs.finished.length === 1, 'the retry to succeed');
+      await sleep(SETTLE_MS);
+      assert.equal(runs.count('lst_a'), 2);
+    });
+
+    it('never runs more than `concurrency` handlers, and does run that many', CASE_TIMEOUT, async () => {
+      const ids = Array.from({ length: 12 }, (_, i) => `lst_${i}`);
+      const full = gate();
+      let inFlight = 0;
+      let most = 0;
+      const runs = recorder(async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        if (inFlight === 3) full.open();
+        // The first three meet here: if fewer could run at once, this would hang.
+        await full.wait;
+        await sleep(5 + Math.random() * 15);
+        inFlight--;
+      });
+      const queue = open();
+      queue.consume(runs.handler, { concurrency: 3 });
+      for (const id of ids) await queue.enqueue(id);
+      await waitFor(() => runs.finished.length === ids.length, 'every id to run');
+      assert.equal(most, 3);
+      assert.deepEqual([...runs.started].sort(), [...ids].sort());
+    });
+
+    it('close() awaits running handlers; none starts once it is called', CASE_TIMEOUT, async () => {
+      const release = gate();
+      const events: string[] = [];
+      const runs = recorder(async (listId) => {
+        events.push(`start ${listId}`);
+        if (listId === 'lst_a') await release.wait;
+        events.push(`end ${listId}`);
+      });
+      const queue = open();
+      queue.consume(runs.handler, { concurrency: 1 });
+      await queue.enqueue('lst_a');
+      await waitFor(() => runs.count('lst_a') === 1, 'lst_a to start');
+      await queue.enqueue('lst_b');
+      const closing = queue.close().then(() => events.push('closed'));
+      await sleep(SETTLE_MS);
+      assert.deepEqual(events, ['start lst_a'], 'close() still waits for lst_a');
+      release.open();
+      await closing;
+      await sleep(SETTLE_MS);
+      assert.deepEqual(events, ['start lst_a', 'end lst_a', 'closed']);
+    });
+
+    it('after close(), enqueue rejects and consume throws; close() is idempotent', CASE_TIMEOUT, async () => {
+      const queue = open();
+      await queue.close();
+      await queue.close();
+      await assert.rejects(queue.enqueue('lst_a'), /closed/);
+      assert.throws(() => queue.consume(async () => {}, { concurrency: 1 }), /closed/);
+    });
+
+    it('refuses ids no queue can carry, a bad concurrency and a second consume', CASE_TIMEOUT, async () => {
+      const queue = open();
+      for (const id of ['', '42', 'lst:a']) await assert.rejects(queue.enqueue(id), TypeError, `id ${id}`);
+      assert.throws(() => queue.consume(async () => {}, { concurrency: 0 }), RangeError);
+      assert.throws(() => queue.consume(async () => {}, { concurrency: 1.5 }), RangeError);
+      queue.consume(async () => {}, { concurrency: 1 });
+      assert.throws(() => queue.consume(async () => {}, { concurrency: 1 }), /already/);
+    });
+  });
+}
