@@ -12,7 +12,7 @@
  */
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Config, ConfigError } from '../config.ts';
 
 /** The key file's name inside MAILVET_DATA_DIR. */
@@ -117,7 +117,7 @@ async function createKeyFile(path: string): Promise<Buffer> {
 
 /** Makes the new directory entry durable; best effort (not every platform opens directories). */
 async function syncDirectory(path: string): Promise<void> {
-  const dir = await open(join(path, '..'), 'r').catch(() => null);
+  const dir = await open(dirname(path), 'r').catch(() => null);
   if (dir === null) return;
   await dir
     .sync()

@@ -87,11 +87,11 @@ export class ListService {
           fields: row.fields ?? null,
         });
         if (batch.length >= UPLOAD_BATCH) {
-          await lists.addRows(listId, batch);
+          await lists.addRows(listId, batch, this.#now());
           batch = [];
         }
       }
-      if (batch.length > 0) await lists.addRows(listId, batch);
+      if (batch.length > 0) await lists.addRows(listId, batch, this.#now());
       const list = await lists.finishUpload(listId, this.#now(), details());
       await this.#enqueue(listId);
       return list;

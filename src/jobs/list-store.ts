@@ -109,8 +109,11 @@ export interface WebhookDelivery {
 export interface ListStore {
   /** Starts an upload: the list exists, hidden (`uploading`), until `finishUpload`. */
   beginList(input: NewList, now: Date): Promise<string>;
-  /** Stores a batch of rows and their addresses (duplicates, in the batch or before, merge). */
-  addRows(listId: string, rows: readonly UploadedRow[]): Promise<void>;
+  /**
+   * Stores a batch of rows and their addresses (duplicates, in the batch or before, merge), and
+   * marks the upload alive at `now`, so the stale-upload sweep leaves a long upload alone.
+   */
+  addRows(listId: string, rows: readonly UploadedRow[], now: Date): Promise<void>;
   /**
    * Counts the rows and addresses and makes the list `queued`. The name and webhook are set here:
    * a streamed JSON upload may name them after its rows.

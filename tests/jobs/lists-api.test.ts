@@ -256,3 +256,18 @@ describe('reading lists', () => {
     }
   });
 });
+
+test('the OpenAPI document lists every list route with its responses', async () => {
+  const response = await fetch(`${lists.url}/api/v1/openapi.json`);
+  // biome-ignore lint/suspicious/noExplicitAny: the document is inspected freely
+  const doc = (await response.json()) as any;
+  assert.ok(doc.paths['/api/v1/lists'].post.responses['202']);
+  assert.ok(doc.paths['/api/v1/lists'].get.responses['200']);
+  assert.ok(doc.paths['/api/v1/lists/{id}'].get.responses['404']);
+  assert.ok(doc.paths['/api/v1/lists/{id}'].delete.responses['204']);
+  for (const action of ['pause', 'resume', 'cancel']) {
+    assert.ok(doc.paths[`/api/v1/lists/{id}/${action}`].post.responses['409'], action);
+  }
+  assert.ok(doc.paths['/api/v1/lists/{id}/results'].get.responses['200']);
+  assert.ok(doc.components.schemas.List.properties.counts);
+});

@@ -59,11 +59,11 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     return id;
   }
 
-  async addRows(listId: string, rows: readonly UploadedRow[]): Promise<void> {
+  async addRows(listId: string, rows: readonly UploadedRow[], now: Date): Promise<void> {
     // A live upload shows progress, so the stale-upload sweep never takes it for a dead one.
     await this.#db
       .updateTable('lists')
-      .set({ updated_at: new Date().toISOString() })
+      .set({ updated_at: now.toISOString() })
       .where('id', '=', listId)
       .execute();
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) {

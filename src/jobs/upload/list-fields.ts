@@ -2,14 +2,13 @@
  * Rules for a list's own fields, shared by the JSON body (`name`, `webhook_url`, each entry of
  * `emails`) and by CSV uploads (whose name and webhook come from elsewhere in the request).
  */
+import { validateWebhookUrl } from '../webhook-url.ts';
 import { UploadError } from './upload-error.ts';
 
 /** Longest address accepted, in characters (as for POST /verify). */
 export const MAX_EMAIL_LENGTH = 1024;
 /** Longest list name, in characters. */
 export const MAX_NAME_LENGTH = 200;
-/** Longest webhook URL, in characters. */
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** The name a caller may give a list uploaded without one. */
 export const DEFAULT_LIST_NAME = 'Untitled list';
 
@@ -68,25 +67,18 @@ export function checkListName(value: unknown): string | undefined {
 }
 
 /**
- * Checks a webhook URL: absent (undefined or null) gives undefined; otherwise an absolute http or
- * https URL of at most 2048 characters. Where it may point (no private addresses) is the
- * deliverer's check, made when it connects.
+ * Checks a webhook URL by the rules of `validateWebhookUrl` (the sender's own): absent (undefined
+ * or null) gives undefined. Where it may point (no private addresses) is the deliverer's check,
+ * made when it connects.
  *
  * @throws UploadError (`validation_failed`, field `webhook_url`)
  */
 export function checkWebhookUrl(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string' && value.length <= MAX_WEBHOOK_URL_LENGTH && isWellFormed(value)) {
-    try {
-      const url = new URL(value);
-      if ((url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '') return value;
-    } catch {
-      // Not a URL: reported below.
-    }
-  }
-  throw new UploadError(
-    'validation_failed',
-    `Must be an http or https URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters`,
-    'webhook_url',
-  );
+  const problem =
+    typeof value === 'string' && !isWellFormed(value)
+      ? 'must be well-formed text'
+      : validateWebhookUrl(value);
+  if (problem === null) return value as string;
+  throw new UploadError('validation_failed', `Must be an http or https URL: ${problem}`, 'webhook_url');
 }

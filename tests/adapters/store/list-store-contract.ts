@@ -161,7 +161,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       options: { createdAt?: Date; finishedAt?: Date; name?: string; list?: Partial<NewList> } = {},
     ): Promise<ListRecord> => {
       const id = await lists.beginList(newList(key, options.list), options.createdAt ?? at(0));
-      for (const batch of batches) await lists.addRows(id, batch);
+      for (const batch of batches) await lists.addRows(id, batch, options.createdAt ?? at(0));
       return lists.finishUpload(id, options.finishedAt ?? options.createdAt ?? at(0), {
         name: options.name ?? 'list',
         webhookUrl: null,
@@ -211,19 +211,27 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         };
         await hidden();
         // Duplicates merge within one batch (rows 1 and 3) and across batches (rows 5 and 7).
-        await lists.addRows(id, [
-          row(1, 'ann@example.test', ['ann@example.test', 'Ann']),
-          row(2, 'bob@example.test', ['bob@example.test', 'Bob']),
-          row(3, 'ann@EXAMPLE.test', ['ann@EXAMPLE.test', 'Ann again']),
-          row(4, 'cy@other.test', ['cy@other.test', 'Cy']),
-        ]);
+        await lists.addRows(
+          id,
+          [
+            row(1, 'ann@example.test', ['ann@example.test', 'Ann']),
+            row(2, 'bob@example.test', ['bob@example.test', 'Bob']),
+            row(3, 'ann@EXAMPLE.test', ['ann@EXAMPLE.test', 'Ann again']),
+            row(4, 'cy@other.test', ['cy@other.test', 'Cy']),
+          ],
+          at(0),
+        );
         await hidden();
-        await lists.addRows(id, []);
-        await lists.addRows(id, [
-          row(5, 'bob@example.test', ['bob@example.test', 'Bob again']),
-          row(6, 'dee@other.test', ['dee@other.test', 'Dee']),
-          row(7, 'ann@example.test', ['ann@example.test', 'Ann thrice']),
-        ]);
+        await lists.addRows(id, [], at(0));
+        await lists.addRows(
+          id,
+          [
+            row(5, 'bob@example.test', ['bob@example.test', 'Bob again']),
+            row(6, 'dee@other.test', ['dee@other.test', 'Dee']),
+            row(7, 'ann@example.test', ['ann@example.test', 'Ann thrice']),
+          ],
+          at(0),
+        );
         await hidden();
 
         const list = await lists.finishUpload(id, at(5), {
@@ -316,9 +324,9 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         const recent = new Date('2001-03-01T00:00:00.000Z');
         const key = await newKey();
         const stale = await lists.beginList(newList(key), old);
-        await lists.addRows(stale, rowsOf(['a@stale.test', 'b@stale.test', 'a@stale.test']));
+        await lists.addRows(stale, rowsOf(['a@stale.test', 'b@stale.test', 'a@stale.test']), old);
         const unfinished = await lists.beginList(newList(key), recent);
-        await lists.addRows(unfinished, rowsOf(['a@fresh.test']));
+        await lists.addRows(unfinished, rowsOf(['a@fresh.test']), recent);
         const finished = await upload(key, [rowsOf(['a@done.test'])], { createdAt: old });
 
         assert.equal(await lists.deleteStaleUploads(cutoff), 1);
