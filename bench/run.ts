@@ -1,38 +1,61 @@
 /**
  * `npm run bench`: every benchmark, each as a ratio against peers measured in the same run.
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
+ *
+ * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, api).
  */
 import { benchApi, printApiFigures } from './api.ts';
 import { benchDns } from './dns.ts';
+import { benchLists, printListFigures } from './lists.ts';
 import { benchOffline } from './offline.ts';
 import { benchSmtp } from './smtp.ts';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-const offline = await benchOffline(Number(process.env.BENCH_ADDRESSES ?? 100_000));
-console.log(
-  `\noffline stages (normalize → scoring, DNS from a warm cache), ${fmt(offline.addresses)} mixed addresses`,
-);
-console.log(`  mailvet pipeline              ${fmt(offline.mailvetPerSec)} addresses/s`);
-console.log(`  validator.isEmail + mailcheck ${fmt(offline.peersPerSec)} addresses/s`);
-console.log(`    validator.isEmail alone     ${fmt(offline.validatorPerSec)} addresses/s`);
-console.log(`    mailcheck.run alone         ${fmt(offline.mailcheckPerSec)} addresses/s`);
-console.log(`  ratio mailvet / peers         ${offline.ratio.toFixed(2)}× (target ≥ 2×)`);
+const SECTIONS = ['offline', 'dns', 'smtp', 'lists', 'api'] as const;
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown section ${unknown.join(', ')}: use ${SECTIONS.join(', ')}`);
+  process.exit(2);
+}
+const runs = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
 
-const dns = await benchDns();
-console.log(`\nDNS stage against the local DNS server, ${fmt(dns.domains)} distinct domains`);
-console.log(`  cold (every name asked upstream) ${fmt(dns.coldPerSec)} lookups/s`);
-console.log(`  warm (answered from the cache)   ${fmt(dns.warmPerSec)} lookups/s`);
+if (runs('offline')) {
+  const offline = await benchOffline(Number(process.env.BENCH_ADDRESSES ?? 100_000));
+  console.log(
+    `\noffline stages (normalize → scoring, DNS from a warm cache), ${fmt(offline.addresses)} mixed addresses`,
+  );
+  console.log(`  mailvet pipeline              ${fmt(offline.mailvetPerSec)} addresses/s`);
+  console.log(`  validator.isEmail + mailcheck ${fmt(offline.peersPerSec)} addresses/s`);
+  console.log(`    validator.isEmail alone     ${fmt(offline.validatorPerSec)} addresses/s`);
+  console.log(`    mailcheck.run alone         ${fmt(offline.mailcheckPerSec)} addresses/s`);
+  console.log(`  ratio mailvet / peers         ${offline.ratio.toFixed(2)}× (target ≥ 2×)`);
+}
 
-const smtp = await benchSmtp();
-console.log(`\nSMTP probe, ${smtp.addresses} addresses at one domain in one bulk request, 20 ms per reply`);
-console.log(`  one /verify                  ${smtp.singleVerifyMs.toFixed(0)} ms`);
-console.log(
-  `  bulk of ${smtp.addresses}                  ${smtp.bulkMs.toFixed(0)} ms (${(smtp.bulkMs / smtp.singleVerifyMs).toFixed(2)}× one /verify, target ≤ 3×), ${smtp.bulkConnections} SMTP connections (target ≤ 3), ${smtp.bulkDeliverable} deliverable`,
-);
-console.log(
-  `  deep-email-validator         ${smtp.peerMs.toFixed(0)} ms, ${smtp.peerConnections} SMTP connections, ${smtp.peerValid} valid`,
-);
+if (runs('dns')) {
+  const dns = await benchDns();
+  console.log(`\nDNS stage against the local DNS server, ${fmt(dns.domains)} distinct domains`);
+  console.log(`  cold (every name asked upstream) ${fmt(dns.coldPerSec)} lookups/s`);
+  console.log(`  warm (answered from the cache)   ${fmt(dns.warmPerSec)} lookups/s`);
+}
+
+if (runs('smtp')) {
+  const smtp = await benchSmtp();
+  console.log(`\nSMTP probe, ${smtp.addresses} addresses at one domain in one bulk request, 20 ms per reply`);
+  console.log(`  one /verify                  ${smtp.singleVerifyMs.toFixed(0)} ms`);
+  console.log(
+    `  bulk of ${smtp.addresses}                  ${smtp.bulkMs.toFixed(0)} ms (${(smtp.bulkMs / smtp.singleVerifyMs).toFixed(2)}× one /verify, target ≤ 3×), ${smtp.bulkConnections} SMTP connections (target ≤ 3), ${smtp.bulkDeliverable} deliverable`,
+  );
+  console.log(
+    `  deep-email-validator         ${smtp.peerMs.toFixed(0)} ms, ${smtp.peerConnections} SMTP connections, ${smtp.peerValid} valid`,
+  );
+}
+
+// About a minute: a 100,000-row list through a `mailvet serve` child on the mail world.
+if (runs('lists')) printListFigures(await benchLists({ profileDir: process.env.BENCH_LISTS_PROFILE }));
 
 // Last: about a minute of load (servers in child processes, autocannon here).
-printApiFigures(await benchApi({ durationSec: Number(process.env.BENCH_API_SECONDS ?? 10) }));
+if (runs('api')) {
+  printApiFigures(await benchApi({ durationSec: Number(process.env.BENCH_API_SECONDS ?? 10) }));
+}

@@ -67,6 +67,20 @@ async function poll(
   }
 }
 
+/** Uploads the list and returns its id once it is under way (some rows done, not all). */
+async function uploadAndWaitForProgress(url: string, key: string): Promise<string> {
+  const response = await api(url, key, '/lists', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'kill me', emails: addresses() }),
+  });
+  assert.equal(response.status, 202);
+  const { id } = (await response.json()) as ListView;
+  const before = await poll(url, key, id, (list) => list.counts.processed >= 20);
+  assert.ok(before.counts.processed < 300, 'killed mid-list');
+  return id;
+}
+
 /** Checks the finished list: one result per row, in order, and the charge. */
 async function assertWhole(
   url: string,
@@ -105,15 +119,7 @@ describe('embedded (SQLite, in-process worker)', () => {
       const env = { ...commonEnv(), MAILVET_DATA_DIR: dataDir };
       const { id: keyId, key } = await createKey('kill test', ['--plan', 'pro', '--rate-limit', '1000'], env);
       let server = await spawnServe(env);
-      const response = await api(server.url, key, '/lists', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'kill me', emails: addresses() }),
-      });
-      assert.equal(response.status, 202);
-      const { id } = (await response.json()) as ListView;
-      const before = await poll(server.url, key, id, (list) => list.counts.processed >= 20);
-      assert.ok(before.counts.processed < 300, 'killed mid-list');
+      const id = await uploadAndWaitForProgress(server.url, key);
       await server.kill();
 
       server = await spawnServe(env);
@@ -153,15 +159,7 @@ describe('scale-out (PostgreSQL, Redis, BullMQ workers)', () => {
     const api1 = await spawnServe(env);
     let worker = await spawnWorker(env);
     try {
-      const response = await api(api1.url, key, '/lists', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'kill the worker', emails: addresses() }),
-      });
-      assert.equal(response.status, 202);
-      const { id } = (await response.json()) as ListView;
-      const before = await poll(api1.url, key, id, (list) => list.counts.processed >= 20);
-      assert.ok(before.counts.processed < 300, 'killed mid-list');
+      const id = await uploadAndWaitForProgress(api1.url, key);
       await worker.kill();
       worker = await spawnWorker(env);
       await assertWhole(api1.url, key, id, async () => {

@@ -11,9 +11,8 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 
-/** A running `mailvet serve`. */
-export interface ServeProcess {
-  url: string;
+/** A running `mailvet` process (`worker`, or `serve` below). */
+export interface WorkerProcess {
   /** Every stdout line so far (JSON log lines). */
   lines: string[];
   /** stderr so far. */
@@ -26,6 +25,11 @@ export interface ServeProcess {
   kill(): Promise<void>;
 }
 
+/** A running `mailvet serve`. */
+export interface ServeProcess extends WorkerProcess {
+  url: string;
+}
+
 /** The environment of the test process without the variables a child must get only from `env`. */
 function baseEnvironment(): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, MAILVET_DATA_DIR: _m, PORT: _p, ...inherited } = process.env;
@@ -34,8 +38,27 @@ function baseEnvironment(): NodeJS.ProcessEnv {
 
 /** Starts `node bin/mailvet serve` with `env` and resolves once it logs that it listens. */
 export async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['bin/mailvet', 'serve'], {
-    env: { ...baseEnvironment(), PORT: '0', HOST: '127.0.0.1', ...env },
+  const started = await spawnMailvet(
+    'serve',
+    { PORT: '0', HOST: '127.0.0.1', ...env },
+    /"msg":"listening on (http:\/\/[^"]+)"/,
+  );
+  return { ...started.process, url: started.match[1]! };
+}
+
+/** Starts `node bin/mailvet worker` with `env` and resolves once it logs that it started. */
+export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  return (await spawnMailvet('worker', env, /"msg":"worker started"/)).process;
+}
+
+/** Starts `node bin/mailvet <command>` and resolves once a stdout line matches `ready`. */
+async function spawnMailvet(
+  command: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ process: WorkerProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, ['bin/mailvet', command], {
+    env: { ...baseEnvironment(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -44,40 +67,43 @@ export async function spawnServe(env: Record<string, string>): Promise<ServeProc
     stderr += chunk;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`no "listening on" line in 20 s; stderr: ${stderr}`)),
+      () => reject(new Error(`${command}: no line matching ${ready} in 20 s; stderr: ${stderr}`)),
       20_000,
     );
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);
-      const match = /"msg":"listening on (http:\/\/[^"]+)"/.exec(line);
-      if (match) {
+      const found = ready.exec(line);
+      if (found) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve(found);
       }
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`exited ${code} before listening; stderr: ${stderr}`));
+      reject(new Error(`${command} exited ${code} before it was ready; stderr: ${stderr}`));
     });
   });
+  const alive = () => child.exitCode === null && child.signalCode === null;
   return {
-    url,
-    lines,
-    stderr: () => stderr,
-    alive: () => child.exitCode === null && child.signalCode === null,
-    async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
+    match,
+    process: {
+      lines,
+      stderr: () => stderr,
+      alive,
+      async kill() {
+        if (!alive()) return;
+        child.kill('SIGKILL');
+        await exited;
+      },
+      async stop() {
+        if (!alive()) return;
+        const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        child.kill('SIGTERM');
+        await exited;
+        clearTimeout(killer);
+      },
     },
   };
 }
@@ -163,64 +189,4 @@ export function verify(url: string, key: string, email: string, signal?: AbortSi
     body: JSON.stringify({ email }),
     signal,
   });
-}
-
-/** A running `mailvet worker`. */
-export interface WorkerProcess {
-  lines: string[];
-  stderr(): string;
-  alive(): boolean;
-  /** SIGKILL: the process dies where it stands, as in a crash. */
-  kill(): Promise<void>;
-  /** SIGTERM, then SIGKILL after 5 s. */
-  stop(): Promise<void>;
-}
-
-/** Starts `node bin/mailvet worker` with `env` and resolves once it logs that it started. */
-export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['bin/mailvet', 'worker'], {
-    env: { ...baseEnvironment(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no "worker started" line in 20 s; stderr: ${stderr}`)),
-      20_000,
-    );
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      lines.push(line);
-      if (line.includes('"msg":"worker started"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before starting; stderr: ${stderr}`));
-    });
-  });
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  return {
-    lines,
-    stderr: () => stderr,
-    alive,
-    async kill() {
-      if (!alive()) return;
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (!alive()) return;
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
-    },
-  };
 }

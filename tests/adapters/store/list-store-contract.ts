@@ -8,7 +8,6 @@
  * lists and deliveries, keep their clocks in their own eras, and retire the deliveries they made.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +23,7 @@ import type {
   WebhookDelivery,
 } from '../../../src/jobs/list-store.ts';
 import type { Reason, Status, VerificationResult } from '../../../src/verification/report.ts';
+import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import type { ListChargeJob, ListChargeOutcome } from './list-store-process.ts';
 import { createKey, type StoreContractTarget } from './store-fixtures.ts';
 
@@ -1188,27 +1188,5 @@ export function listStoreContract(target: ListStoreContractTarget): void {
 
 /** Runs each job in its own Node process; resolves with their outcomes, rejects if one fails. */
 function runListChargeProcesses(jobs: ListChargeJob[]): Promise<ListChargeOutcome[]> {
-  return Promise.all(
-    jobs.map(
-      (job) =>
-        new Promise<ListChargeOutcome>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', PROCESS_SCRIPT, JSON.stringify(job)], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-          let stdout = '';
-          let stderr = '';
-          child.stdout.on('data', (chunk: Buffer) => {
-            stdout += chunk.toString();
-          });
-          child.stderr.on('data', (chunk: Buffer) => {
-            stderr += chunk.toString();
-          });
-          child.on('error', reject);
-          child.on('close', (code) => {
-            if (code === 0) resolve(JSON.parse(stdout) as ListChargeOutcome);
-            else reject(new Error(`list store process exited with ${code}: ${stderr.trim()}`));
-          });
-        }),
-    ),
-  );
+  return runJsonProcesses<ListChargeOutcome>(PROCESS_SCRIPT, jobs, 'list store process');
 }

@@ -4,11 +4,11 @@
  * apply each migration once.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../../../src/accounts/store.ts';
 import { migrateOnly, openStore } from '../../../src/adapters/store/open-store.ts';
+import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import { createKey, type StoreContractTarget } from './store-fixtures.ts';
 import type { StoreProcessJob } from './store-process.ts';
 
@@ -143,29 +143,7 @@ export function storeConcurrencyContract(target: StoreContractTarget): void {
 
 /** Runs each job in its own Node process; resolves with their outcomes, rejects if one fails. */
 function runStoreProcesses(jobs: StoreProcessJob[]): Promise<unknown[]> {
-  return Promise.all(
-    jobs.map(
-      (job) =>
-        new Promise<unknown>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', PROCESS_SCRIPT, JSON.stringify(job)], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-          let stdout = '';
-          let stderr = '';
-          child.stdout.on('data', (chunk: Buffer) => {
-            stdout += chunk.toString();
-          });
-          child.stderr.on('data', (chunk: Buffer) => {
-            stderr += chunk.toString();
-          });
-          child.on('error', reject);
-          child.on('close', (code) => {
-            if (code === 0) resolve(JSON.parse(stdout));
-            else reject(new Error(`store process exited with ${code}: ${stderr.trim()}`));
-          });
-        }),
-    ),
-  );
+  return runJsonProcesses<unknown>(PROCESS_SCRIPT, jobs, 'store process');
 }
 
 function sorted<T extends string | number>(values: T[]): T[] {
