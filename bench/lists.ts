@@ -77,6 +77,8 @@ export interface ListFigures {
    * a CPU (/proc/<pid>/schedstat): the share of the wall time other work on the machine took from it.
    */
   cpu: { serverSec: number; serverMainSec: number; benchSec: number; wallSec: number; serverWaitSec: number };
+  /** Bytes the server process caused to be written to storage over POST → completed, MB (/proc/<pid>/io). */
+  diskWriteMb: number;
   /** What the SMTP hosts saw. */
   smtp: { connections: number; mailCommands: number; rcptCommands: number };
   /** Targets: ≥ 2,000 rows/s and ≤ 300 MB peak RSS. */
@@ -127,6 +129,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
     const idle = await memory(server.pid);
     const serverCpuBefore = await cpuSeconds(server.pid);
     const schedBefore = await schedSeconds(server.pid);
+    const writtenBefore = await storageWrites(server.pid);
     const benchCpuBefore = process.cpuUsage();
 
     const started = performance.now();
@@ -160,11 +163,15 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
     const processed = await memory(server.pid);
     const serverCpu = (await cpuSeconds(server.pid)) - serverCpuBefore;
     const schedAfter = await schedSeconds(server.pid);
+    const written = (await storageWrites(server.pid)) - writtenBefore;
     const benchCpu = process.cpuUsage(benchCpuBefore);
     if (view.counts.total !== list.rows.length || view.counts.processed !== list.rows.length) {
       throw new Error(
         `the list completed with ${view.counts.processed} of ${view.counts.total} rows processed; ${list.rows.length} were uploaded`,
       );
+    }
+    if (view.counts.unique !== list.unique) {
+      throw new Error(`the server counted ${view.counts.unique} unique addresses, not ${list.unique}`);
     }
 
     const downloadStarted = performance.now();
@@ -204,6 +211,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
         benchSec: (benchCpu.user + benchCpu.system) / 1e6,
         wallSec: totalMs / 1000,
       },
+      diskWriteMb: written / MB,
       smtp: {
         connections: sum((h) => h.stats.connections),
         mailCommands: sum((h) => h.stats.mailCommands),
@@ -258,6 +266,7 @@ export function printListFigures(f: ListFigures): void {
   console.log(
     `  server main thread            ran ${f.cpu.serverMainSec.toFixed(1)} s, waited ${f.cpu.serverWaitSec.toFixed(1)} s for a CPU (runnable, not running)`,
   );
+  console.log(`  server writes to storage      ${fmt(f.diskWriteMb)} MB (SQLite database and WAL)`);
   console.log(
     `  load average (1 min) before ${f.loadAverage.before.toFixed(2)}, after ${f.loadAverage.after.toFixed(2)} on ${availableParallelism()} cores`,
   );
@@ -414,6 +423,12 @@ async function cpuSeconds(pid: number): Promise<number> {
   // Fields after the command name (which may hold spaces), from field 3 (state) on.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Bytes the process caused to be written to storage so far (write_bytes of /proc/<pid>/io). */
+async function storageWrites(pid: number): Promise<number> {
+  const match = /^write_bytes:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/io`, 'utf8'));
+  return Number(match?.[1] ?? Number.NaN);
 }
 
 /** Time the process's main thread has run, and waited runnable for a CPU, so far, seconds. */

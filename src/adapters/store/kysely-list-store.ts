@@ -1,8 +1,8 @@
 /**
- * `ListStore` on Kysely: the same queries for SQLite and PostgreSQL. Only `chargeAddresses` needs
- * a multi-statement transaction; it is a constructor argument because SQLite must run it
- * synchronously in the store's write batcher (see SqliteStore) while PostgreSQL uses a Kysely
- * transaction. Webhook deliveries are in `kysely-webhook-deliveries.ts`.
+ * `ListStore` on Kysely: the same queries for SQLite and PostgreSQL. `chargeAddresses` needs a
+ * multi-statement transaction; it is a constructor argument because SQLite must run it
+ * synchronously in the store's write batcher (see sqlite-list-writes.ts) while PostgreSQL uses a
+ * Kysely transaction. SQLite also supplies its own `saveResults` (one commit per group). Webhook deliveries are in `kysely-webhook-deliveries.ts`.
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type {
@@ -22,8 +22,14 @@ import { type CountColumn, countColumnOf, toListRecord } from './list-rows.ts';
 import { STATUS_COUNT_COLUMNS } from './migrations/0002-list-jobs.ts';
 import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
 
-/** Charges a batch of a list's addresses in one transaction (dialect-specific). */
-export type ChargeAddresses = ListStore['chargeAddresses'];
+/**
+ * The writes a dialect supplies: `chargeAddresses` always (one transaction, dialect-specific);
+ * `saveResults` when it has a better one than a statement per address (SQLite: one commit).
+ */
+export interface ListWrites {
+  chargeAddresses: ListStore['chargeAddresses'];
+  saveResults?: ListStore['saveResults'];
+}
 
 /** Upload batches stay under both backends' bound on parameters per statement. */
 const INSERT_CHUNK = 500;
@@ -31,12 +37,13 @@ const INSERT_CHUNK = 500;
 /** `ListStore` on a Kysely database of either dialect. */
 export class KyselyListStore extends KyselyWebhookDeliveries implements ListStore {
   readonly #db: Kysely<DatabaseSchema>;
-  readonly chargeAddresses: ChargeAddresses;
+  readonly chargeAddresses: ListStore['chargeAddresses'];
 
-  constructor(db: Kysely<DatabaseSchema>, chargeAddresses: ChargeAddresses) {
+  constructor(db: Kysely<DatabaseSchema>, writes: ListWrites) {
     super(db);
     this.#db = db;
-    this.chargeAddresses = chargeAddresses;
+    this.chargeAddresses = writes.chargeAddresses;
+    if (writes.saveResults !== undefined) this.saveResults = writes.saveResults;
   }
 
   async beginList(input: NewList, now: Date): Promise<string> {

@@ -8,7 +8,7 @@ import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Account, ApiKeyRecord, NewApiKey, Store, Usage, UsageMonth } from '../../accounts/store.ts';
 import type { ListStore } from '../../jobs/list-store.ts';
 import { transactionalChargeAddresses } from './kysely-charge-addresses.ts';
-import { type ChargeAddresses, KyselyListStore } from './kysely-list-store.ts';
+import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
 
 /** The well-known id of the account CLI-made keys belong to; a fixed id makes creation race-free. */
@@ -20,11 +20,11 @@ export class KyselyStore implements Store {
   readonly lists: ListStore;
   readonly #db: Kysely<DatabaseSchema>;
 
-  /** `chargeAddresses` defaults to a Kysely transaction; SQLite passes its synchronous one. */
-  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind'], chargeAddresses?: ChargeAddresses) {
+  /** List writes default to Kysely (a transaction for charges); SQLite passes synchronous ones. */
+  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind'], listWrites?: ListWrites) {
     this.#db = db;
     this.kind = kind;
-    this.lists = new KyselyListStore(db, chargeAddresses ?? transactionalChargeAddresses(db));
+    this.lists = new KyselyListStore(db, listWrites ?? { chargeAddresses: transactionalChargeAddresses(db) });
   }
 
   async findApiKeyById(id: string): Promise<ApiKeyRecord | null> {

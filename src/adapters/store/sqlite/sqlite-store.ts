@@ -8,9 +8,9 @@
 import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { ApiKeyRecord, UsageMonth } from '../../../accounts/store.ts';
-import type { AddressCharge } from '../../../jobs/list-store.ts';
 import { assertCount, KyselyStore, toApiKeyRecord } from '../kysely-store.ts';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.ts';
+import { sqliteListWrites } from './sqlite-list-writes.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
 // Grants min(requested, limit - verifications) below the limit; both SET expressions read the old
@@ -30,9 +30,6 @@ const ENSURE_ROW = `
   values (?, ?, 0, 0, 0) on conflict (api_key_id, month) do nothing`;
 const USAGE = 'select verifications, bulk_requests from usage where api_key_id = ? and month = ?';
 const KEY_BY_HASH = 'select * from api_keys where key_hash = ?';
-const MARK_CHARGED = `
-  update list_addresses set charged = 1 where list_id = ? and address_key = ? and charged = 0`;
-const UNMARK_CHARGED = 'update list_addresses set charged = 0 where list_id = ? and address_key = ?';
 
 type Statements = ReturnType<typeof prepareStatements>;
 
@@ -43,8 +40,6 @@ function prepareStatements(connection: Database.Database) {
     ensureRow: connection.prepare(ENSURE_ROW),
     usage: connection.prepare(USAGE),
     keyByHash: connection.prepare(KEY_BY_HASH),
-    markCharged: connection.prepare(MARK_CHARGED),
-    unmarkCharged: connection.prepare(UNMARK_CHARGED),
   };
 }
 
@@ -56,10 +51,14 @@ export class SqliteStore extends KyselyStore {
   constructor(db: Kysely<DatabaseSchema>, connection: Database.Database) {
     const writes = new WriteBatcher(connection);
     const statements = prepareStatements(connection);
-    // A list's charge runs in the write batcher like the API's: synchronous statements in one
-    // transaction, so it can never interleave with another write (see chargeAddressesSync).
-    super(db, 'sqlite', (listId, addressKeys, charge) =>
-      writes.run(() => chargeAddressesSync(statements, listId, addressKeys, charge)),
+    // A list's charges and result saves run in the write batcher like the API's charges:
+    // synchronous statements, one transaction each, so they never interleave with another write.
+    super(
+      db,
+      'sqlite',
+      sqliteListWrites(connection, writes, (keyId, month, requested, limit) =>
+        chargeSync(statements, keyId, month, requested, limit),
+      ),
     );
     this.#writes = writes;
     this.#statements = statements;
@@ -122,23 +121,6 @@ function chargeSync(
   }
   const current = usage.get(keyId, month) as UsageRow | undefined;
   return { granted: 0, used: current?.verifications ?? 0 };
-}
-
-/**
- * Marks the addresses not yet charged, charges the quota for them, and unmarks those the quota
- * could not cover: run inside the batcher's transaction, so all of it commits or none does.
- */
-function chargeAddressesSync(
-  statements: Statements,
-  listId: string,
-  addressKeys: readonly string[],
-  charge: AddressCharge,
-): { charged: string[]; used: number } {
-  assertCount('limit', charge.limit);
-  const marked = addressKeys.filter((key) => statements.markCharged.run(listId, key).changes > 0);
-  const grant = chargeSync(statements, charge.keyId, charge.month, marked.length, charge.limit);
-  for (const key of marked.slice(grant.granted)) statements.unmarkCharged.run(listId, key);
-  return { charged: marked.slice(0, grant.granted), used: grant.used };
 }
 
 interface GrantRow {
