@@ -176,3 +176,33 @@ describe('scale-out (PostgreSQL, Redis, BullMQ workers)', () => {
     }
   });
 });
+
+describe('mailvet serve --no-worker and mailvet worker (embedded)', () => {
+  test('a server without a worker only queues; a worker process on the same data runs the list', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-noworker-'));
+    const env = { ...commonEnv(), MAILVET_DATA_DIR: dataDir };
+    const { key } = await createKey('worker test', ['--plan', 'pro', '--rate-limit', '1000'], env);
+    const server = await spawnServe(env, ['--no-worker']);
+    let worker: Awaited<ReturnType<typeof spawnWorker>> | undefined;
+    try {
+      const accept = world.domains['accept-known'];
+      const response = await api(server.url, key, '/lists', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ emails: [`alice@${accept}`, `ghost@${accept}`] }),
+      });
+      const { id } = (await response.json()) as ListView;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const waiting = (await (await api(server.url, key, `/lists/${id}`)).json()) as ListView;
+      assert.equal(waiting.state, 'queued', 'nothing in the server runs lists');
+      worker = await spawnWorker(env);
+      const done = await poll(server.url, key, id, (list) => list.state === 'completed');
+      assert.equal(done.counts.valid, 1);
+      assert.equal(done.counts.invalid, 1);
+    } finally {
+      await worker?.stop();
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

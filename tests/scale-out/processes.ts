@@ -37,9 +37,9 @@ function baseEnvironment(): NodeJS.ProcessEnv {
 }
 
 /** Starts `node bin/mailvet serve` with `env` and resolves once it logs that it listens. */
-export async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
+export async function spawnServe(env: Record<string, string>, flags: string[] = []): Promise<ServeProcess> {
   const started = await spawnMailvet(
-    'serve',
+    ['serve', ...flags],
     { PORT: '0', HOST: '127.0.0.1', ...env },
     /"msg":"listening on (http:\/\/[^"]+)"/,
   );
@@ -48,16 +48,17 @@ export async function spawnServe(env: Record<string, string>): Promise<ServeProc
 
 /** Starts `node bin/mailvet worker` with `env` and resolves once it logs that it started. */
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  return (await spawnMailvet('worker', env, /"msg":"worker started"/)).process;
+  return (await spawnMailvet(['worker'], env, /"msg":"worker started"/)).process;
 }
 
 /** Starts `node bin/mailvet <command>` and resolves once a stdout line matches `ready`. */
 async function spawnMailvet(
-  command: string,
+  args: string[],
   env: Record<string, string>,
   ready: RegExp,
 ): Promise<{ process: WorkerProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['bin/mailvet', command], {
+  const command = args.join(' ');
+  const child = spawn(process.execPath, ['bin/mailvet', ...args], {
     env: { ...baseEnvironment(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
