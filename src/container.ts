@@ -22,7 +22,7 @@ import { openStore } from './adapters/store/open-store.ts';
 import { type Config, ConfigError } from './config.ts';
 import type { JobQueue } from './jobs/job-queue.ts';
 import { ListService } from './jobs/list-service.ts';
-import { createQueue } from './list-jobs-wiring.ts';
+import { createQueue, failListsGivenUp } from './list-jobs-wiring.ts';
 import type { RateLimiter } from './service/ports.ts';
 import { VerificationService } from './service/verification-service.ts';
 import { createListChecker } from './verification/checks/lists.ts';
@@ -105,12 +105,7 @@ export async function createServices(
   const verifier = await createVerifier(config, warn, shared);
   const secretKey = await loadSecretKey(config);
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
-  const queue = createQueue(config, (listId, error, willRetry) => {
-    const what = listId === undefined ? 'job queue' : `list ${listId}`;
-    const retry =
-      willRetry === undefined ? '' : willRetry ? ' (retried)' : ' (given up until the next sweep)';
-    warn(`${what}: ${error instanceof Error ? error.message : String(error)}${retry}`);
-  });
+  const queue = createQueue(config, failListsGivenUp(store.lists, warn));
   const lists = new ListService({
     lists: store.lists,
     queue,

@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import type { Services } from './container.ts';
 import type { JobQueue } from './jobs/job-queue.ts';
 import { ListRunner } from './jobs/list-runner.ts';
+import type { ListStore } from './jobs/list-store.ts';
 import { type ListWorker, startListWorker } from './jobs/list-worker.ts';
 import { WebhookDispatcher } from './jobs/webhook-dispatcher.ts';
 import { nextAttemptDelayMs } from './jobs/webhook-retry.ts';
@@ -22,6 +23,29 @@ export type WorkerLog = (
   message: string,
   fields?: Record<string, unknown>,
 ) => void;
+
+/**
+ * The queue's error handler: logs every failure, and stops as `failed` a list whose every attempt
+ * failed (a bug, not an address: those are results), instead of letting every sweep queue it again.
+ * The owner sees why in its message; the details stay in the log.
+ */
+export function failListsGivenUp(
+  lists: Pick<ListStore, 'transition'>,
+  warn: (message: string) => void,
+): QueueErrorHandler {
+  return (listId, error, willRetry) => {
+    const what = listId === undefined ? 'job queue' : `list ${listId}`;
+    const retry = willRetry === undefined ? '' : willRetry ? ' (retried)' : ' (given up: the list failed)';
+    warn(`${what}: ${error instanceof Error ? error.message : String(error)}${retry}`);
+    if (listId === undefined || willRetry !== false) return;
+    lists
+      .transition(listId, ['queued', 'running'], 'failed', new Date(), {
+        pauseReason: null,
+        message: 'Processing failed after several attempts; the server log has the details.',
+      })
+      .catch((failure: unknown) => warn(`list ${listId}: could not be marked failed (${String(failure)})`));
+  };
+}
 
 /** The job queue for this configuration. */
 export function createQueue(config: Config, onError: QueueErrorHandler): JobQueue {
