@@ -6,7 +6,7 @@
  * and a later run carries on: no address is charged twice or gets two results.
  */
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
-import type { Store } from '../accounts/store.ts';
+import type { ApiKeyRecord, Store } from '../accounts/store.ts';
 import { monthOf, nextMonthStart } from '../service/months.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import type { AddressCharge, ListRecord, ListStore, PendingAddress } from './list-store.ts';
@@ -65,13 +65,8 @@ export class ListRunner {
     } else if (list.state !== 'running') {
       return;
     }
-    const key = await this.#deps.store.findApiKeyById(list.apiKeyId);
-    if (key === null || key.revokedAt !== null) {
-      await lists.transition(listId, ['running'], 'failed', this.#now(), {
-        message: 'The API key that created this list was revoked; the list stopped.',
-      });
-      return;
-    }
+    const key = await this.#liveKey(list);
+    if (key === null) return;
     const limits = effectiveLimits(this.#deps.plans, key.plan, key);
     // A crash between saving results and counting them leaves the counters short: heal them.
     await lists.recount(listId);
@@ -182,11 +177,25 @@ export class ListRunner {
 
   async #stillRunning(listId: string): Promise<boolean> {
     const list = await this.#deps.store.lists.getList(listId);
+    if (list === null) return false;
+    // A key revoked while the list runs stops it at the next step, as the API refuses it at once.
+    if ((await this.#liveKey(list)) === null) return false;
     // A resume while this run was still finishing puts the list back to queued: keep going.
-    if (list?.state === 'queued') {
+    if (list.state === 'queued') {
       return this.#deps.store.lists.transition(listId, ['queued'], 'running', this.#now());
     }
-    return list?.state === 'running';
+    return list.state === 'running';
+  }
+
+  /** The list's key; when it is gone or revoked, the list is failed and null comes back. */
+  async #liveKey(list: ListRecord): Promise<ApiKeyRecord | null> {
+    const key = await this.#deps.store.findApiKeyById(list.apiKeyId);
+    if (key !== null && key.revokedAt === null) return key;
+    await this.#deps.store.lists.transition(list.id, ['queued', 'running'], 'failed', this.#now(), {
+      pauseReason: null,
+      message: 'The API key that created this list was revoked; the list stopped.',
+    });
+    return null;
   }
 
   async #pauseForQuota(listId: string): Promise<void> {

@@ -109,3 +109,28 @@ test('out of quota: the list pauses with a message, and resumes by itself when q
   assert.equal(done.message, null);
   assert.equal((await usage()).verifications, 5, 'five unique addresses, each charged once');
 });
+
+test('revoking the key stops its running list as failed, with a message', async () => {
+  const revocable = await lists.key();
+  const tarpit = lists.world.domains.tarpit;
+  const accept = lists.world.domains['accept-known'];
+  // Enough addresses that the list is still running when the key goes.
+  const emails = [
+    ...Array.from({ length: 3 }, (_, i) => `user${i + 1}@${tarpit}`),
+    ...Array.from({ length: 300 }, (_, i) => `user${i + 1}@${accept}`),
+  ];
+  const created = await createJsonList(lists, revocable, { name: 'orphan', emails });
+  const { store } = lists.server;
+  const record = (await store.listApiKeys()).at(-1)!;
+  assert.ok(await store.revokeApiKey(record.id));
+  const deadline = Date.now() + 30_000;
+  let list = await store.lists.getList(created.id);
+  while (list?.state !== 'failed' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    list = await store.lists.getList(created.id);
+  }
+  assert.equal(list?.state, 'failed');
+  assert.match(list?.message ?? '', /revoked/);
+  assert.ok(list!.counts.processed < 303, 'stopped before the end');
+  assert.equal((await lists.api(revocable, `/lists/${created.id}`)).status, 401);
+});
