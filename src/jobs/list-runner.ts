@@ -9,7 +9,7 @@ import { effectiveLimits, type Plan } from '../accounts/plans.ts';
 import type { ApiKeyRecord, Store } from '../accounts/store.ts';
 import { monthOf, nextMonthStart } from '../service/months.ts';
 import type { VerificationResult } from '../verification/report.ts';
-import type { AddressCharge, ListRecord, ListStore, PendingAddress } from './list-store.ts';
+import type { AddressCharge, ListRecord, ListStore, PendingAddress, PendingCursor } from './list-store.ts';
 import { ResultBuffer } from './result-buffer.ts';
 import { completionDelivery } from './webhook-events.ts';
 
@@ -22,7 +22,9 @@ export interface ListRunnerDeps {
   recheckDelayMs: number;
   /** Verifications per address at most, the first included (default 3). */
   maxAttempts?: number;
-  /** Addresses verified at once in one list (default 64). */
+  /** Domains of one list worked on at once (default 4). */
+  lanes?: number;
+  /** Addresses verified at once per lane (default 32). */
   concurrency?: number;
   /** Addresses read (and charged) per step (default 200). */
   batchSize?: number;
@@ -32,6 +34,12 @@ export interface ListRunnerDeps {
 
 /** How a pass over addresses ended. */
 type PassEnd = 'done' | 'stopped' | 'quota';
+
+/** What the lanes of one pass share: how it ends, and the first bug met. */
+interface PassState {
+  end: PassEnd;
+  failure: unknown;
+}
 
 /**
  * Results that say nothing about the mailbox, only about the moment: the address is checked again
@@ -96,8 +104,10 @@ export class ListRunner {
   }
 
   /**
-   * Verifies pending addresses with a sliding window of `concurrency` at once: a slow domain
-   * holds only its own slots, never a whole batch. `rechecks` given: just those (already charged).
+   * One pass over the pending addresses (or, given `rechecks`, over just those, already charged).
+   * Domains are spread over `lanes` lanes, each working through one domain at a time with its own
+   * window of verifications in flight: a domain's addresses share SMTP sessions, and a big or slow
+   * domain holds one lane, never the whole list.
    */
   async #pass(
     list: ListRecord,
@@ -107,26 +117,71 @@ export class ListRunner {
   ): Promise<PassEnd> {
     const { lists } = this.#deps.store;
     const buffer = new ResultBuffer(lists, list.id);
-    const inFlight = new Set<Promise<void>>();
-    const concurrency = this.#deps.concurrency ?? 64;
-    let end: PassEnd = 'done';
-    let failure: unknown;
-    let cursor: PendingAddress | undefined;
+    const state: PassState = { end: 'done', failure: undefined };
+    if (rechecks !== undefined) {
+      let given = false;
+      await this.#drain(list, limit, fresh, buffer, state, async () => {
+        if (given) return [];
+        given = true;
+        return rechecks;
+      });
+    } else {
+      const domains = this.#pendingDomains(list.id);
+      const lane = async (): Promise<void> => {
+        while (state.end === 'done' && state.failure === undefined) {
+          const next = await domains.next();
+          if (next.done) return;
+          let cursor: PendingCursor | null = null;
+          await this.#drain(list, limit, fresh, buffer, state, async () => {
+            const batch = await lists.pendingAddresses(list.id, cursor, this.#batchSize, next.value);
+            const last = batch.at(-1);
+            if (last !== undefined) cursor = { domain: last.domain, firstRow: last.firstRow };
+            return batch;
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: this.#deps.lanes ?? 4 }, lane));
+    }
+    await buffer.flush();
+    // A bug (not an expected failure: those are results) fails this run; the queue retries it.
+    if (state.failure !== undefined) throw state.failure;
+    if (state.end === 'quota') await this.#pauseForQuota(list.id);
+    return state.end;
+  }
+
+  /** The domains with pending addresses, page by page; lanes share it (next() calls queue up). */
+  async *#pendingDomains(listId: string): AsyncGenerator<string> {
+    let after: string | null = null;
     for (;;) {
-      if (failure !== undefined) break;
+      const page = await this.#deps.store.lists.pendingDomains(listId, after, 100);
+      yield* page;
+      if (page.length < 100) return;
+      after = page.at(-1)!;
+    }
+  }
+
+  /**
+   * Charges and verifies the batches `nextBatch` gives until it gives none, or the pass must end
+   * (stopped, quota, failure), with at most `concurrency` verifications in flight.
+   */
+  async #drain(
+    list: ListRecord,
+    limit: number,
+    fresh: boolean,
+    buffer: ResultBuffer,
+    state: PassState,
+    nextBatch: () => Promise<PendingAddress[]>,
+  ): Promise<void> {
+    const { lists } = this.#deps.store;
+    const inFlight = new Set<Promise<void>>();
+    const concurrency = this.#deps.concurrency ?? 32;
+    while (state.end === 'done' && state.failure === undefined) {
       if (!(await this.#stillRunning(list.id))) {
-        end = 'stopped';
+        if (state.end === 'done') state.end = 'stopped';
         break;
       }
-      const batch =
-        rechecks ??
-        (await lists.pendingAddresses(
-          list.id,
-          cursor === undefined ? null : { domain: cursor.domain, firstRow: cursor.firstRow },
-          this.#batchSize,
-        ));
+      const batch = await nextBatch();
       if (batch.length === 0) break;
-      cursor = batch.at(-1);
       const charge: AddressCharge = { keyId: list.apiKeyId, month: monthOf(this.#now()), limit };
       const uncharged = batch.filter((address) => !address.charged).map((address) => address.addressKey);
       const { charged } = await lists.chargeAddresses(list.id, uncharged, charge);
@@ -136,23 +191,17 @@ export class ListRunner {
         while (inFlight.size >= concurrency) await Promise.race(inFlight);
         const work = this.#verify(address, fresh, charge, buffer)
           .catch((error: unknown) => {
-            failure ??= error;
+            state.failure ??= error;
           })
           .finally(() => inFlight.delete(work));
         inFlight.add(work);
       }
       if (payable.length < batch.length) {
-        end = 'quota';
+        if (state.end === 'done') state.end = 'quota';
         break;
       }
-      if (rechecks !== undefined) break;
     }
     await Promise.all(inFlight);
-    await buffer.flush();
-    // A bug (not an expected failure: those are results) fails this run; the queue retries it.
-    if (failure !== undefined) throw failure;
-    if (end === 'quota') await this.#pauseForQuota(list.id);
-    return end;
   }
 
   async #verify(

@@ -154,8 +154,18 @@ export interface ListStore {
   /** Lists paused because their quota ran out, with the key charged. */
   quotaPausedLists(): Promise<Array<{ id: string; apiKeyId: string }>>;
 
-  /** Pending addresses not waiting for a re-check, by domain then row, after `cursor`. */
-  pendingAddresses(listId: string, cursor: PendingCursor | null, limit: number): Promise<PendingAddress[]>;
+  /**
+   * Pending addresses not waiting for a re-check, by domain then row, after `cursor`; with
+   * `domain`, only that domain's.
+   */
+  pendingAddresses(
+    listId: string,
+    cursor: PendingCursor | null,
+    limit: number,
+    domain?: string,
+  ): Promise<PendingAddress[]>;
+  /** The domains that have pending addresses not waiting for a re-check, in order, after `after`. */
+  pendingDomains(listId: string, after: string | null, limit: number): Promise<string[]>;
   /** Provisional results whose re-check is due. */
   dueRechecks(listId: string, now: Date, limit: number): Promise<PendingAddress[]>;
   /** When the next re-check is due; null when none waits. */

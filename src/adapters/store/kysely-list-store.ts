@@ -253,6 +253,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     listId: string,
     cursor: PendingCursor | null,
     limit: number,
+    domain?: string,
   ): Promise<PendingAddress[]> {
     let query = this.#db
       .selectFrom('list_addresses')
@@ -260,11 +261,25 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .where('list_id', '=', listId)
       .where('done', '=', 0)
       .where('retry_at', 'is', null);
+    if (domain !== undefined) query = query.where('domain', '=', domain);
     if (cursor !== null) {
       query = query.where(sql<boolean>`(domain, first_row) > (${cursor.domain}, ${cursor.firstRow})`);
     }
     const rows = await query.orderBy('domain').orderBy('first_row').limit(limit).execute();
     return rows.map(toPendingAddress);
+  }
+
+  async pendingDomains(listId: string, after: string | null, limit: number): Promise<string[]> {
+    let query = this.#db
+      .selectFrom('list_addresses')
+      .select('domain')
+      .distinct()
+      .where('list_id', '=', listId)
+      .where('done', '=', 0)
+      .where('retry_at', 'is', null);
+    if (after !== null) query = query.where('domain', '>', after);
+    const rows = await query.orderBy('domain').limit(limit).execute();
+    return rows.map((row) => row.domain);
   }
 
   async dueRechecks(listId: string, now: Date, limit: number): Promise<PendingAddress[]> {

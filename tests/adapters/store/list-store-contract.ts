@@ -596,6 +596,29 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         ]);
       });
 
+      it('lists the domains with pending addresses, and walks one domain alone', async () => {
+        const key = await newKey();
+        const list = await upload(key, [rowsOf(emails)]);
+        assert.deepEqual(await lists.pendingDomains(list.id, null, 10), ['a.test', 'b.test', 'c.test']);
+        assert.deepEqual(await lists.pendingDomains(list.id, null, 2), ['a.test', 'b.test']);
+        assert.deepEqual(await lists.pendingDomains(list.id, 'b.test', 10), ['c.test']);
+        assert.deepEqual(await lists.pendingAddresses(list.id, null, 10, 'b.test'), inOrder.slice(3, 5));
+        assert.deepEqual(
+          await lists.pendingAddresses(list.id, { domain: 'a.test', firstRow: 2 }, 1, 'a.test'),
+          [pending('wu@a.test', 4)],
+        );
+        // A domain whose addresses are all done or deferred is no longer pending.
+        await lists.saveResults(list.id, [
+          { addressKey: 'xi@c.test', result: verificationResult('xi@c.test') },
+        ]);
+        await lists.deferAddresses(list.id, [
+          { addressKey: 'zed@b.test', result: greylisted('zed@b.test'), retryAt: at(600) },
+          { addressKey: 'vi@b.test', result: greylisted('vi@b.test'), retryAt: at(600) },
+        ]);
+        assert.deepEqual(await lists.pendingDomains(list.id, null, 10), ['a.test']);
+        assert.deepEqual(await lists.pendingAddresses(list.id, null, 10, 'c.test'), []);
+      });
+
       it('defers provisional results until their re-check is due', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf(emails)]);
