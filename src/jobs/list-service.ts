@@ -4,7 +4,7 @@
  * the routes call it. The work itself is the runner's, reached through the queue.
  */
 
-import { addressKey } from '../service/verification-service.ts';
+import { addressKeyOf } from '../service/verification-service.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
 import type { JobQueue } from './job-queue.ts';
@@ -82,7 +82,7 @@ export class ListService {
         batch.push({
           rowNumber,
           email,
-          addressKey: addressKey(email),
+          addressKey: addressKeyOf(normalized),
           domain: (normalized.asciiDomain ?? normalized.rawDomain).toLowerCase(),
           fields: row.fields ?? null,
         });

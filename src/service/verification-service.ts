@@ -162,7 +162,11 @@ export class VerificationService {
  * servers may be case-sensitive) and the ASCII, lower-cased domain.
  */
 export function addressKey(email: string): string {
-  const normalized = normalizeAddress(email);
+  return addressKeyOf(normalizeAddress(email));
+}
+
+/** {@link addressKey} of an address already normalized. */
+export function addressKeyOf(normalized: ReturnType<typeof normalizeAddress>): string {
   return `${normalized.localPart}@${normalized.asciiDomain ?? normalized.rawDomain}`;
 }
 

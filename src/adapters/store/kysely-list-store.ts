@@ -24,10 +24,12 @@ import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
 
 /**
  * The writes a dialect supplies: `chargeAddresses` always (one transaction, dialect-specific);
- * `saveResults` when it has a better one than a statement per address (SQLite: one commit).
+ * `addRows` and `saveResults` when it has better ones than Kysely's (SQLite: prepared statements,
+ * one commit).
  */
 export interface ListWrites {
   chargeAddresses: ListStore['chargeAddresses'];
+  addRows?: ListStore['addRows'];
   saveResults?: ListStore['saveResults'];
 }
 
@@ -44,6 +46,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     this.#db = db;
     this.chargeAddresses = writes.chargeAddresses;
     if (writes.saveResults !== undefined) this.saveResults = writes.saveResults;
+    if (writes.addRows !== undefined) this.addRows = writes.addRows;
   }
 
   async beginList(input: NewList, now: Date): Promise<string> {

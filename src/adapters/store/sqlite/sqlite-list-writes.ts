@@ -1,13 +1,13 @@
 /**
  * The list-job writes that SQLite runs as synchronous statements in the store's write batcher:
- * charging a batch of addresses and saving a group of results. Each is one transaction (all of it
+ * storing a batch of uploaded rows, charging a batch of addresses and saving a group of results. Each is one transaction (all of it
  * commits or none does), and a batch of them shares one commit, where Kysely would commit every
  * statement on its own: a list of 100,000 addresses is ~1,000 commits instead of ~100,000.
  * The SQL is KyselyListStore's and kysely-charge-addresses'.
  */
 import type Database from 'better-sqlite3';
 import type { UsageMonth } from '../../../accounts/store.ts';
-import type { AddressCharge, ListStore } from '../../../jobs/list-store.ts';
+import type { AddressCharge, ListStore, UploadedRow } from '../../../jobs/list-store.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
 import { assertCount } from '../kysely-store.ts';
 import { countColumnOf } from '../list-rows.ts';
@@ -22,6 +22,13 @@ const SAVE_RESULT = `
   update list_addresses set done = 1, retry_at = null, status = ?, result = ?
    where list_id = ? and address_key = ? and done = 0
   returning row_count`;
+const TOUCH_LIST = 'update lists set updated_at = ? where id = ?';
+const INSERT_ROW =
+  'insert into list_rows (list_id, row_number, email, address_key, fields) values (?, ?, ?, ?, ?)';
+// The first row of an address keeps its place; a later one only adds to its count.
+const UPSERT_ADDRESS = `
+  insert into list_addresses (list_id, address_key, first_row, email, domain, row_count) values (?, ?, ?, ?, ?, 1)
+  on conflict (list_id, address_key) do update set row_count = list_addresses.row_count + 1`;
 const ADD_COUNTS = `
   update lists set processed_rows = processed_rows + @rows, processed_addresses = processed_addresses + @addresses,
     ${STATUS_COUNT_COLUMNS.map((column) => `${column} = ${column} + @${column}`).join(', ')}
@@ -40,12 +47,26 @@ export function sqliteListWrites(
   connection: Database.Database,
   writes: WriteBatcher,
   chargeUsage: ChargeUsageSync,
-): Pick<ListStore, 'chargeAddresses' | 'saveResults'> {
+): Pick<ListStore, 'addRows' | 'chargeAddresses' | 'saveResults'> {
+  const touchList = connection.prepare(TOUCH_LIST);
+  const insertRow = connection.prepare(INSERT_ROW);
+  const upsertAddress = connection.prepare(UPSERT_ADDRESS);
   const markCharged = connection.prepare(MARK_CHARGED);
   const unmarkCharged = connection.prepare(UNMARK_CHARGED);
   const saveResult = connection.prepare(SAVE_RESULT);
   const addCounts = connection.prepare(ADD_COUNTS);
   return {
+    // A batch of uploaded rows in one transaction: no statement to compile, one commit.
+    addRows: (listId: string, rows: readonly UploadedRow[], now: Date) =>
+      writes.run(() => {
+        // A live upload shows progress, so the stale-upload sweep never takes it for a dead one.
+        touchList.run(now.toISOString(), listId);
+        for (const row of rows) {
+          const fields = row.fields === null ? null : JSON.stringify(row.fields);
+          insertRow.run(listId, row.rowNumber, row.email, row.addressKey, fields);
+          upsertAddress.run(listId, row.addressKey, row.rowNumber, row.email, row.domain);
+        }
+      }),
     // Marks the addresses not yet charged, charges the quota for them, and unmarks those the
     // quota could not cover.
     chargeAddresses: (listId: string, addressKeys: readonly string[], charge: AddressCharge) =>
