@@ -262,6 +262,11 @@ test('the OpenAPI document lists every list route with its responses', async () 
   // biome-ignore lint/suspicious/noExplicitAny: the document is inspected freely
   const doc = (await response.json()) as any;
   assert.ok(doc.paths['/api/v1/lists'].post.responses['202']);
+  assert.deepEqual(Object.keys(doc.paths['/api/v1/lists'].post.requestBody.content), [
+    'application/json',
+    'text/csv',
+    'multipart/form-data',
+  ]);
   assert.ok(doc.paths['/api/v1/lists'].get.responses['200']);
   assert.ok(doc.paths['/api/v1/lists/{id}'].get.responses['404']);
   assert.ok(doc.paths['/api/v1/lists/{id}'].delete.responses['204']);

@@ -7,13 +7,14 @@ import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES } from '../errors.ts';
+import { listUploadRequestBody } from '../schemas/list.ts';
 import { shared } from './shared.ts';
 
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 const DESCRIPTION = `Real-time email verification.
 
-Every /api/v1/verify request carries \`Authorization: Bearer <API_KEY>\`. Checks run in this
+Every /api/v1 request carries \`Authorization: Bearer <API_KEY>\`. Checks run in this
 order: auth → rate limit → body format → validation → quota → work. Every error answers
 \`{"message", "errors": [{"field", "message"}], "code", "request_id"}\`; the codes are:
 
@@ -34,6 +35,7 @@ export const openApiPlugin = shared(async (app) => {
       info: { title: 'Mailvet API', version, description: DESCRIPTION },
       tags: [
         { name: 'verification', description: 'Verify addresses' },
+        { name: 'lists', description: 'List jobs: verify lists of any size asynchronously' },
         { name: 'operations', description: 'Liveness and readiness' },
       ],
       components: {
@@ -41,6 +43,14 @@ export const openApiPlugin = shared(async (app) => {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `mv_live_…`' },
         },
       },
+    },
+    // The upload route reads its body as a stream, so no body schema documents it: add its forms.
+    transformObject: (document) => {
+      const openapi = (document as { openapiObject: { paths?: Record<string, Record<string, object>> } })
+        .openapiObject;
+      const upload = openapi.paths?.['/api/v1/lists']?.post;
+      if (upload !== undefined) Object.assign(upload, { requestBody: listUploadRequestBody });
+      return openapi;
     },
     // Shared schemas keep their `$id` as their name under components.schemas.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `schema-${i}`) },

@@ -86,3 +86,44 @@ export const listPageSchema = {
     next_cursor: { ...nullableString, description: 'Pass as `cursor` for the next page; null on the last.' },
   },
 } as const;
+
+/**
+ * The request body of `POST /lists`, for the OpenAPI document only: the route reads its body as a
+ * stream (no schema validates it whole), so the three accepted forms are described here.
+ */
+export const listUploadRequestBody = {
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['emails'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 200, default: 'Untitled list' },
+          emails: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 1_000_000,
+            items: { type: 'string', minLength: 1, maxLength: 1024 },
+          },
+          webhook_url: { type: 'string', format: 'uri', maxLength: 2048 },
+        },
+      },
+    },
+    'text/csv': {
+      schema: { type: 'string', description: 'UTF-8 CSV; the email column found by header or `column`.' },
+    },
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: {
+          name: { type: 'string' },
+          webhook_url: { type: 'string' },
+          column: { type: 'string' },
+          file: { type: 'string', format: 'binary', description: 'The CSV; fields after it are ignored.' },
+        },
+      },
+    },
+  },
+} as const;
