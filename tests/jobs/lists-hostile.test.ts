@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
 import type { ListView } from '../../src/jobs/list-view.ts';
 import { type ListServer, startListServer } from './list-server.ts';
 
@@ -257,4 +259,42 @@ test('a CSV with a 10 MB line is read, its cells kept whole', async () => {
   const results = await lists.api(key, `/lists/${created.id}/results`);
   const text = await results.text();
   assert.ok(text.includes(notes), 'the 10 MB cell comes back whole');
+});
+
+test('a client that disconnects mid-upload leaves no list behind, and the server carries on', async () => {
+  const { connect } = await import('node:net');
+  const before = await listCount();
+  const url = new URL(lists.url);
+  const rows = Array.from({ length: 5000 }, (_, i) => `user${i}@example.test`).join('\n');
+  await new Promise<void>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(
+        `POST /api/v1/lists HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n` +
+          `Content-Type: text/csv\r\nContent-Length: ${10 * rows.length}\r\n\r\nemail\n${rows}\n`,
+      );
+      // Gone before the promised body is whole.
+      setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, 200);
+    });
+    socket.on('error', reject);
+  });
+  // The half-stored upload (hidden, `uploading`) is removed once the server sees the body end early.
+  const db = new Database(join(lists.dataDir, 'mailvet.db'), { readonly: true });
+  const uploading = () =>
+    (db.prepare("select count(*) as n from lists where state = 'uploading'").get() as { n: number }).n;
+  const rowsLeft = () => (db.prepare('select count(*) as n from list_rows').get() as { n: number }).n;
+  try {
+    const rowsBefore = rowsLeft();
+    const deadline = Date.now() + 10_000;
+    while (uploading() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(uploading(), 0);
+    assert.ok(rowsLeft() <= rowsBefore, 'its rows are gone with it');
+  } finally {
+    db.close();
+  }
+  assert.equal(await listCount(), before);
+  const health = await fetch(`${lists.url}/healthz`);
+  assert.equal(health.status, 200);
 });
