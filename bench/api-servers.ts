@@ -14,7 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { generateApiKey } from '../src/accounts/api-keys.ts';
+import { issueApiKey } from '../src/accounts/key-issuance.ts';
 import { openStore } from '../src/adapters/store/open-store.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
@@ -35,14 +35,9 @@ async function serveApi(resultTtlSeconds: number): Promise<{ ready: ServerReady;
   const world = await startDnsWorld();
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-bench-'));
   const store = await openStore({ dataDir });
-  const account = await store.defaultAccount();
-  const generated = generateApiKey();
-  await store.createApiKey({
-    accountId: account.id,
+  const generated = await issueApiKey(store, {
     name: 'bench',
     plan: 'pro',
-    keyHash: generated.keyHash,
-    displayPrefix: generated.displayPrefix,
     monthlyQuota: HUGE,
     bulkQuota: HUGE,
     rateLimit: HUGE,

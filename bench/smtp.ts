@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import deepEmailValidator from 'deep-email-validator';
-import { generateApiKey } from '../src/accounts/api-keys.ts';
+import { issueApiKey } from '../src/accounts/key-issuance.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServices } from '../src/container.ts';
 import { buildApp } from '../src/http/app.ts';
@@ -100,14 +100,9 @@ async function apiRun<T>(env: Record<string, string>, work: (post: Post) => Prom
   const services = await createServices(loadConfig(env));
   const app = buildApp(services);
   await app.ready();
-  const account = await services.store.defaultAccount();
-  const key = generateApiKey();
-  await services.store.createApiKey({
-    accountId: account.id,
+  const key = await issueApiKey(services.store, {
     name: 'bench',
     plan: 'pro',
-    keyHash: key.keyHash,
-    displayPrefix: key.displayPrefix,
     monthlyQuota: 1_000_000_000,
     bulkQuota: 1_000_000,
     rateLimit: 100_000,

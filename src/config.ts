@@ -42,11 +42,33 @@ const dnsServers = z
       .filter((entry) => entry.length > 0),
   );
 
+/** Comma-separated names, lower-cased; unset means `fallback`, set but empty means none. */
+const nameList = (fallback: readonly string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((value) =>
+      value === undefined
+        ? [...fallback]
+        : value
+            .split(',')
+            .map((entry) => entry.trim().toLowerCase())
+            .filter((entry) => entry.length > 0),
+    );
+
 const envSchema = z.object({
   /** Listen port of the HTTP API and dashboard. */
   PORT: integer(8080, 0, 65535),
   /** Listen address. */
   HOST: optionalText.transform((value) => value ?? '0.0.0.0'),
+  /** Open sockets in all; Node drops new ones past it. */
+  MAILVET_MAX_CONNECTIONS: integer(10_000, 1, 1_000_000),
+  /** Open sockets from one client address (behind a proxy: the proxy's; limit clients there). */
+  MAILVET_MAX_CONNECTIONS_PER_CLIENT: integer(256, 1, 1_000_000),
+  /** A socket must send a whole request head within this, ms (idle sockets are closed). */
+  MAILVET_HEADERS_TIMEOUT_MS: integer(10_000, 100, 600_000),
+  /** An idle keep-alive socket is closed after this, ms. */
+  MAILVET_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 600_000),
   /** SQLite file and local state in embedded mode. */
   MAILVET_DATA_DIR: optionalText.transform((value) => value ?? './data'),
   /** PostgreSQL URL: switches the store to PostgreSQL (scale-out). */
@@ -79,6 +101,26 @@ const envSchema = z.object({
   MAILVET_SMTP_PROBE_TIMEOUT_MS: integer(15000, 1, 600_000),
   /** Result cache lifetime, seconds (0 turns it off). */
   MAILVET_RESULT_TTL: integer(86400, 0, 31_536_000),
+  /** The most an inconclusive probe result (timeout, connect_failed, greylisted, blocked, TLS, protocol) is cached, seconds. */
+  MAILVET_INCONCLUSIVE_RESULT_TTL: integer(300, 0, 86_400),
+  /** Open probe sessions in all, per process. */
+  MAILVET_SMTP_MAX_SESSIONS: integer(200, 1, 100_000),
+  /** Probes one account may have under way at once per process: its fair share of the sessions. */
+  MAILVET_SMTP_ACCOUNT_PROBES: integer(50, 1, 100_000),
+  /** MX hosts tried per probe session, best preference first. */
+  MAILVET_SMTP_MX_HOSTS: integer(3, 1, 20),
+  /** Addresses tried per MX host. */
+  MAILVET_SMTP_ADDRESSES_PER_HOST: integer(2, 1, 20),
+  /** The longest wait for a session slot at one MX address before the next is tried, ms. */
+  MAILVET_SMTP_HOST_WAIT_MS: integer(3000, 0, 600_000),
+  /** New SMTP connections per second to one destination address (burst twice that), all processes. */
+  MAILVET_SMTP_CONNECTIONS_PER_ADDRESS: integer(10, 1, 100_000),
+  /** New SMTP connections per second for one probed domain (burst twice that), all processes. */
+  MAILVET_SMTP_CONNECTIONS_PER_DOMAIN: integer(10, 1, 100_000),
+  /** New SMTP connections per second on one account's behalf (burst twice that), all processes. */
+  MAILVET_SMTP_CONNECTIONS_PER_ACCOUNT: integer(50, 1, 100_000),
+  /** How long an address that refused a connection is not tried again, ms. */
+  MAILVET_SMTP_REFUSED_HOLD_MS: integer(60_000, 0, 86_400_000),
   /** Where the Mailchimp client sends requests (tests point it at the emulator). */
   MAILVET_MAILCHIMP_BASE_URL: optionalText,
   /** Operator file of domains never reported disposable (one per line, `#` comments). */
@@ -100,6 +142,10 @@ const envSchema = z.object({
   /** DNS query timeout, ms, and tries per query. */
   MAILVET_DNS_TIMEOUT_MS: integer(2000, 1, 60_000),
   MAILVET_DNS_TRIES: integer(2, 1, 10),
+  /** Names whose MX must exist: when the resolver cannot find them, its failures are ours (dns_error, refunded, never INVALID_DOMAIN); empty turns the check off. */
+  MAILVET_DNS_CONTROL_NAMES: nameList(['gmail.com', 'outlook.com', 'yahoo.com']),
+  /** How long the resolver's health (the control queries' verdict) is trusted, seconds. */
+  MAILVET_DNS_CONTROL_TTL: integer(30, 1, 3600),
 });
 
 /** The parsed configuration. */

@@ -9,7 +9,9 @@ import { BUILT_IN_PLANS, type Plan, parsePlans } from './accounts/plans.ts';
 import type { Store } from './accounts/store.ts';
 import { MemoryResultCache } from './adapters/cache/memory-result-cache.ts';
 import { CachedDnsResolver } from './adapters/dns/cached-resolver.ts';
+import { HealthCheckedDnsResolver } from './adapters/dns/health-checked-resolver.ts';
 import { NodeDnsResolver } from './adapters/dns/node-resolver.ts';
+import { ResolverHealth } from './adapters/dns/resolver-health.ts';
 import { SystemClock } from './adapters/dns/system-clock.ts';
 import { type OperatorListWarning, readOperatorLists } from './adapters/lists/operator-lists.ts';
 import { MemoryRateLimiter } from './adapters/ratelimit/memory-rate-limiter.ts';
@@ -17,8 +19,10 @@ import { closeRedis, createRedisClient, waitUntilReady } from './adapters/redis/
 import { redisReadiness } from './adapters/redis/redis-readiness.ts';
 import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './adapters/redis/shared-state.ts';
 import { loadSecretKey } from './adapters/secret-key.ts';
+import { ConnectionBudget } from './adapters/smtp/connection-budget.ts';
 import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
 import { openStore } from './adapters/store/open-store.ts';
+import { exposedDataFiles } from './adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError } from './config.ts';
 import type { JobQueue } from './jobs/job-queue.ts';
 import { ListService } from './jobs/list-service.ts';
@@ -36,6 +40,15 @@ export async function createVerifier(
   warn: (message: string) => void = stderrWarn,
   shared?: SharedState,
 ): Promise<Verifier> {
+  return (await createVerifierParts(config, warn, shared)).verifier;
+}
+
+/** The verifier and its resolver's health check (for /readyz). */
+async function createVerifierParts(
+  config: Config,
+  warn: (message: string) => void,
+  shared?: SharedState,
+): Promise<{ verifier: Verifier; resolverHealth: ResolverHealth }> {
   const clock = new SystemClock();
   let resolver: NodeDnsResolver;
   try {
@@ -55,13 +68,22 @@ export async function createVerifier(
   const unreadable = operator.warnings.filter((warning) => warning.problem === 'unreadable');
   if (unreadable.length > 0) throw new ConfigError(unreadable.map(formatWarning));
   for (const warning of operator.warnings) warn(formatWarning(warning));
-  const dns = new CachedDnsResolver(resolver, clock, { shared: shared?.dnsAnswers });
-  return new Verifier({
+  // Control queries go to the resolver itself; the health check sits below the cache, so an
+  // NXDOMAIN a broken resolver made up is never cached or shared.
+  const resolverHealth = new ResolverHealth(resolver, clock, {
+    controlNames: config.MAILVET_DNS_CONTROL_NAMES,
+    verdictTtlMs: config.MAILVET_DNS_CONTROL_TTL * 1000,
+    warn,
+  });
+  const checked = new HealthCheckedDnsResolver(resolver, resolverHealth);
+  const dns = new CachedDnsResolver(checked, clock, { shared: shared?.dnsAnswers });
+  const verifier = new Verifier({
     dns,
     prober: createProber(config, dns, clock, shared),
     lists: createListChecker({ allowDomains: operator.allowDomains, denyDomains: operator.denyDomains }),
     clock,
   });
+  return { verifier, resolverHealth };
 }
 
 function formatWarning(warning: OperatorListWarning): string {
@@ -83,7 +105,7 @@ export interface Services {
   lists: ListService;
   /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
   secretKey: Buffer;
-  /** Redis's line in /readyz, in scale-out. */
+  /** The resolver's line in /readyz, and Redis's in scale-out. */
   moreReadiness?: () => Promise<Record<string, 'ok' | 'degraded'>>;
   /** Closes the store and the Redis connection. */
   close(): Promise<void>;
@@ -102,9 +124,10 @@ export async function createServices(
     warn('Redis is not answering yet: rate limits and caches use memory until it does');
   }
   const shared = redis && sharedState(redis, clock, warn, config.MAILVET_SMTP_PROBE_TIMEOUT_MS);
-  const verifier = await createVerifier(config, warn, shared);
+  const { verifier, resolverHealth } = await createVerifierParts(config, warn, shared);
   const secretKey = await loadSecretKey(config);
   const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+  if (store.kind === 'sqlite') for (const exposed of exposedDataFiles(config.MAILVET_DATA_DIR)) warn(exposed);
   const queue = createQueue(config, failListsGivenUp(store.lists, warn));
   const lists = new ListService({
     lists: store.lists,
@@ -119,6 +142,7 @@ export async function createServices(
     usage: store,
     cache: shared?.resultCache ?? new MemoryResultCache(),
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
+    inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
   });
   return {
     config,
@@ -130,9 +154,13 @@ export async function createServices(
     queue,
     lists,
     secretKey,
-    ...(redis !== undefined && {
-      moreReadiness: async () => ({ redis: await redisReadiness(redis) }),
-    }),
+    moreReadiness: async (): Promise<Record<string, 'ok' | 'degraded'>> => {
+      const [dns, redisLine] = await Promise.all([
+        resolverHealth.readiness(),
+        redis === undefined ? undefined : redisReadiness(redis),
+      ]);
+      return redisLine === undefined ? { dns } : { dns, redis: redisLine };
+    },
     close: async () => {
       await queue.close();
       await store.close();
@@ -182,5 +210,16 @@ export function createProber(
     perHostSessions: SHARED_HOST_SESSIONS,
     catchAllStore: shared?.catchAll,
     hostLimiter: shared?.hostLimiter,
+    maxSessions: config.MAILVET_SMTP_MAX_SESSIONS,
+    accountProbes: config.MAILVET_SMTP_ACCOUNT_PROBES,
+    maxMxHosts: config.MAILVET_SMTP_MX_HOSTS,
+    addressesPerHost: config.MAILVET_SMTP_ADDRESSES_PER_HOST,
+    hostWaitMs: config.MAILVET_SMTP_HOST_WAIT_MS,
+    connectionBudget: new ConnectionBudget(shared?.rateLimiter ?? new MemoryRateLimiter(clock), clock, {
+      perAddress: config.MAILVET_SMTP_CONNECTIONS_PER_ADDRESS,
+      perDomain: config.MAILVET_SMTP_CONNECTIONS_PER_DOMAIN,
+      perAccount: config.MAILVET_SMTP_CONNECTIONS_PER_ACCOUNT,
+      refusedForMs: config.MAILVET_SMTP_REFUSED_HOLD_MS,
+    }),
   });
 }

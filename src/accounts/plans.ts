@@ -10,13 +10,36 @@ export interface Plan {
   monthlyVerifications: number;
   monthlyBulkRequests: number;
   ratePerSecond: number;
+  /** Lists of one account worked on at once, across every worker (others wait their turn). */
+  maxRunningLists?: number;
 }
+
+/** Running lists per account for a plan that does not say (a plans file without the figure). */
+export const DEFAULT_MAX_RUNNING_LISTS = 2;
 
 /** The built-in plans (DESIGN §1). */
 export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
-  free: { name: 'free', monthlyVerifications: 1_000, monthlyBulkRequests: 10, ratePerSecond: 5 },
-  starter: { name: 'starter', monthlyVerifications: 25_000, monthlyBulkRequests: 500, ratePerSecond: 20 },
-  pro: { name: 'pro', monthlyVerifications: 250_000, monthlyBulkRequests: 10_000, ratePerSecond: 50 },
+  free: {
+    name: 'free',
+    monthlyVerifications: 1_000,
+    monthlyBulkRequests: 10,
+    ratePerSecond: 5,
+    maxRunningLists: 1,
+  },
+  starter: {
+    name: 'starter',
+    monthlyVerifications: 25_000,
+    monthlyBulkRequests: 500,
+    ratePerSecond: 20,
+    maxRunningLists: 2,
+  },
+  pro: {
+    name: 'pro',
+    monthlyVerifications: 250_000,
+    monthlyBulkRequests: 10_000,
+    ratePerSecond: 50,
+    maxRunningLists: 4,
+  },
 });
 
 /** The plan a key made without one is on. */
@@ -32,6 +55,7 @@ export const plansFileSchema = z
       monthly_verifications: count,
       monthly_bulk_requests: count,
       rate_limit_per_second: z.number().int().min(1).max(100_000),
+      max_running_lists: z.number().int().min(1).max(1_000).optional(),
     }),
   )
   .refine((plans) => Object.keys(plans).length > 0, 'at least one plan')
@@ -59,6 +83,7 @@ export function parsePlans(text: string): Record<string, Plan> {
         monthlyVerifications: plan.monthly_verifications,
         monthlyBulkRequests: plan.monthly_bulk_requests,
         ratePerSecond: plan.rate_limit_per_second,
+        ...(plan.max_running_lists !== undefined && { maxRunningLists: plan.max_running_lists }),
       },
     ]),
   );
@@ -83,5 +108,6 @@ export function effectiveLimits(
     monthlyVerifications: overrides.monthlyQuota ?? plan.monthlyVerifications,
     monthlyBulkRequests: overrides.bulkQuota ?? plan.monthlyBulkRequests,
     ratePerSecond: overrides.rateLimit ?? plan.ratePerSecond,
+    maxRunningLists: plan.maxRunningLists ?? DEFAULT_MAX_RUNNING_LISTS,
   };
 }

@@ -48,8 +48,8 @@ export interface Usage {
 
 export interface AccountStore {
   createAccount(name: string): Promise<Account>;
-  /** The account CLI-made keys belong to; created on first use. */
-  defaultAccount(): Promise<Account>;
+  /** The account with this id; null when none. */
+  findAccount(id: string): Promise<Account | null>;
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   /** The key with this id, revoked or not; null when none. */
   findApiKeyById(id: string): Promise<ApiKeyRecord | null>;

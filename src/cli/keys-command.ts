@@ -1,8 +1,9 @@
 /**
  * `mailvet keys create|list|revoke` (DESIGN §5): manages API keys straight in the store, no server
- * needed. The key itself is printed once and never stored.
+ * needed. The key itself is printed once and never stored. A key made without `--account` is a new
+ * customer: it gets an account of its own.
  */
-import { generateApiKey } from '../accounts/api-keys.ts';
+import { issueApiKey, UnknownAccountError } from '../accounts/key-issuance.ts';
 import { DEFAULT_PLAN } from '../accounts/plans.ts';
 import type { ApiKeyRecord, Store } from '../accounts/store.ts';
 import { openStore } from '../adapters/store/open-store.ts';
@@ -12,6 +13,7 @@ import { UsageError } from './usage-error.ts';
 
 interface CreateOptions {
   name: string;
+  account?: string;
   plan?: string;
   monthlyQuota?: string;
   bulkQuota?: string;
@@ -33,23 +35,21 @@ export async function runKeysCreate(options: CreateOptions): Promise<void> {
     bulkQuota: wholeNumber('--bulk-quota', options.bulkQuota, 0),
     rateLimit: wholeNumber('--rate-limit', options.rateLimit, 1),
   };
+  const accountId = options.account?.trim();
+  if (accountId !== undefined && accountId.length === 0)
+    throw new UsageError('--account must name an account id');
   await withStore(async (store) => {
-    const account = await store.defaultAccount();
-    const generated = generateApiKey();
-    const record = await store.createApiKey({
-      accountId: account.id,
-      name,
-      plan,
-      keyHash: generated.keyHash,
-      displayPrefix: generated.displayPrefix,
-      ...overrides,
-    });
+    const { record, key } = await issueApiKey(store, { accountId, name, plan, ...overrides }).catch(
+      (error: unknown) => {
+        throw error instanceof UnknownAccountError ? new UsageError(error.message) : error;
+      },
+    );
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ ...publicKey(record), key: generated.key }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ ...publicKey(record), key }, null, 2)}\n`);
     } else {
-      process.stdout.write(`${generated.key}\n`);
+      process.stdout.write(`${key}\n`);
       process.stderr.write(
-        `created key ${record.id} "${record.name}" on plan ${record.plan}: store it now, it is not shown again\n`,
+        `created key ${record.id} "${record.name}" on plan ${record.plan} in account ${record.accountId}: store it now, it is not shown again\n`,
       );
     }
   });
@@ -74,7 +74,15 @@ export async function runKeysList(options: { json?: boolean }): Promise<void> {
         key.rateLimit !== null && `rate ${key.rateLimit}/s`,
       ].filter(Boolean);
       const state = key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`;
-      const line = [key.id, `${key.displayPrefix}…`, key.name, key.plan, ...overrides, state].join('  ');
+      const line = [
+        key.id,
+        `${key.displayPrefix}…`,
+        key.name,
+        `account ${key.accountId}`,
+        key.plan,
+        ...overrides,
+        state,
+      ].join('  ');
       process.stdout.write(`${line}\n`);
     }
   });
@@ -94,6 +102,7 @@ function publicKey(record: ApiKeyRecord) {
     id: record.id,
     name: record.name,
     plan: record.plan,
+    account_id: record.accountId,
     prefix: record.displayPrefix,
     monthly_quota: record.monthlyQuota,
     bulk_quota: record.bulkQuota,

@@ -34,11 +34,12 @@ keys
   .command('create')
   .description('create a key and print it (shown once)')
   .requiredOption('--name <name>', 'a name to recognise the key by')
+  .option('--account <id>', 'add the key to this existing account (default: a new account of its own)')
   .option('--plan <plan>', 'free, starter, pro, or a plan from MAILVET_PLANS (default: free)')
   .option('--monthly-quota <n>', "override the plan's monthly verifications")
   .option('--bulk-quota <n>', "override the plan's monthly bulk requests")
   .option('--rate-limit <n>', "override the plan's requests per second")
-  .option('--json', 'print {"id","key","name","plan",...} as JSON')
+  .option('--json', 'print {"id","key","name","plan","account_id",...} as JSON')
   .action(runKeysCreate);
 keys
   .command('list')

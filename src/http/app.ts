@@ -10,6 +10,11 @@ import type { Store } from '../accounts/store.ts';
 import type { ListService } from '../jobs/list-service.ts';
 import type { RateLimiter } from '../service/ports.ts';
 import type { VerificationService } from '../service/verification-service.ts';
+import {
+  applyConnectionLimits,
+  CONNECTIONS_CHECKING_INTERVAL_MS,
+  type ConnectionLimits,
+} from './connection-limits.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
 import { type LoggerSettings, loggerOptions } from './logger.ts';
 import { gracefulClosePlugin } from './plugins/graceful-close.ts';
@@ -44,6 +49,8 @@ export interface BuildAppOptions {
   requestTimeoutMs?: number;
   /** Socket inactivity allowed, ms (0: none); must exceed the slowest verification. */
   connectionTimeoutMs?: number;
+  /** Caps on sockets (in all, per client address) and on idle ones; none when absent (tests). */
+  connectionLimits?: ConnectionLimits;
 }
 
 /** Largest request body accepted (DESIGN §1: 1 MB). */
@@ -74,6 +81,13 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
     genReqId: requestIdFor,
     requestTimeout: options.requestTimeoutMs ?? 0,
     connectionTimeout: options.connectionTimeoutMs ?? 0,
+    ...(options.connectionLimits && {
+      keepAliveTimeout: options.connectionLimits.keepAliveTimeoutMs,
+      http: {
+        headersTimeout: options.connectionLimits.headersTimeoutMs,
+        connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+      },
+    }),
     // Shutdown closes idle keep-alive sockets at once and lets in-flight requests finish; a
     // request arriving meanwhile on a busy socket is answered (with Connection: close), not 503'd.
     forceCloseConnections: 'idle',
@@ -89,6 +103,11 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
   });
+  if (options.connectionLimits !== undefined) {
+    applyConnectionLimits(app.server, options.connectionLimits, (message, fields) =>
+      app.log.warn(fields, message),
+    );
+  }
   app.register(apiApp, deps);
   return app;
 }

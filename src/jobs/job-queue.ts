@@ -6,8 +6,16 @@
  * but time (handlers are idempotent; the runner re-enqueues runnable lists from the store on start).
  */
 
-/** Works on one list until it is done, paused or cancelled; throwing makes the queue retry later. */
-export type JobHandler = (listId: string) => Promise<void>;
+/**
+ * What a handler asks for when it returns: nothing (the run is over), or the same id run again
+ * after `runAgainInMs`, its slot free meanwhile (a list waiting minutes for a re-check must not
+ * hold a worker slot). A deferral is not a failure: it counts no attempt.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that is done returns nothing at all
+export type JobOutcome = void | { runAgainInMs: number };
+
+/** Works on one list until it is done, paused, cancelled or waiting; throwing makes the queue retry later. */
+export type JobHandler = (listId: string) => Promise<JobOutcome>;
 
 export interface ConsumeOptions {
   /** Handlers running at once in this process. */
@@ -33,7 +41,10 @@ export interface JobQueue {
    * throws). At most `concurrency` handlers run at once in this process. A handler that throws
    * is retried with exponential backoff (1 s, 2 s, 4 s… by default) up to its attempts (5 by
    * default, the first included), then given up until enqueued again; the queue reports each
-   * failure to its `onError` option and never lets one escape.
+   * failure to its `onError` option and never lets one escape. A handler that returns
+   * `{runAgainInMs}` frees its slot; the id stays pending (an enqueue meanwhile is a no-op) and
+   * runs again once that time has passed (BullMQ keeps it as a delayed job in Redis; the in-process
+   * queue drops it at close, the store still knows the list).
    */
   consume(handler: JobHandler, options: ConsumeOptions): void;
   /**

@@ -8,6 +8,7 @@
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
 import type { ApiKeyRecord, Store } from '../accounts/store.ts';
 import { monthOf, nextMonthStart } from '../service/months.ts';
+import { isRefundable } from '../verification/refund.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import type { AddressCharge, ListRecord, ListStore, PendingAddress, PendingCursor } from './list-store.ts';
 import { ResultBuffer } from './result-buffer.ts';
@@ -17,7 +18,7 @@ export interface ListRunnerDeps {
   store: Pick<Store, 'findApiKeyById'> & { lists: ListStore };
   plans: Readonly<Record<string, Plan>>;
   /** Verifies one address without charging; `fresh` skips the result cache. */
-  verify: (email: string, options: { fresh: boolean }) => Promise<VerificationResult>;
+  verify: (email: string, options: { fresh: boolean; accountId?: string }) => Promise<VerificationResult>;
   /** Wait before a greylisted (or timed-out, unreachable, DNS-failed) address is checked again, ms. */
   recheckDelayMs: number;
   /** Verifications per address at most, the first included (default 3). */
@@ -30,6 +31,19 @@ export interface ListRunnerDeps {
   batchSize?: number;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
+}
+
+/** How a run ended: `waitUntil` when only re-checks remain, the first due then (the slot is free meanwhile). */
+export interface ListRunOutcome {
+  waitUntil?: Date;
+}
+
+/** How often a pass looks whether its list was paused or cancelled meanwhile, ms. */
+const STOP_CHECK_MS = 200;
+
+/** Whether a pause or cancel was seen while this pass worked (read through a call: it changes under awaits). */
+function stoppedMeanwhile(state: PassState): boolean {
+  return state.end === 'stopped';
 }
 
 /** How a pass over addresses ended. */
@@ -59,22 +73,26 @@ export class ListRunner {
     this.#sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** Works on the list until it is completed, paused, cancelled or gone. */
-  async run(listId: string): Promise<void> {
+  /**
+   * Works on the list until it is completed, paused, cancelled or gone, or until only re-checks
+   * that are not yet due remain: then the list is marked waiting in the store and the run returns
+   * when to come back, so a list waiting minutes holds no worker slot.
+   */
+  async run(listId: string): Promise<ListRunOutcome> {
     const { lists } = this.#deps.store;
     const list = await lists.getList(listId);
-    if (list === null) return;
+    if (list === null) return {};
     if (list.state === 'queued') {
       const started = await lists.transition(listId, ['queued'], 'running', this.#now(), {
         pauseReason: null,
         message: null,
       });
-      if (!started) return;
+      if (!started) return {};
     } else if (list.state !== 'running') {
-      return;
+      return {};
     }
     const key = await this.#liveKey(list);
-    if (key === null) return;
+    if (key === null) return {};
     const limits = effectiveLimits(this.#deps.plans, key.plan, key);
     // A crash between saving results and counting them leaves the counters short: heal them.
     await lists.recount(listId);
@@ -92,11 +110,19 @@ export class ListRunner {
       }
       const next = await lists.nextRecheckAt(listId);
       if (next === null) break;
-      if (!(await this.#stillRunning(listId))) return;
-      // Short naps, so a pause or cancel during the wait is seen soon.
-      await this.#sleep(Math.max(10, Math.min(1000, Date.parse(next) - this.#now().getTime())));
+      if (!(await this.#stillRunning(listId))) return {};
+      const wait = Date.parse(next) - this.#now().getTime();
+      // Due within a moment (clocks, rounding): look again rather than give the slot away.
+      if (wait <= 50) {
+        await this.#sleep(Math.max(10, wait));
+        continue;
+      }
+      const waitUntil = new Date(next);
+      // Not running any more (paused, cancelled): nothing to come back for.
+      return (await lists.waitUntil(listId, waitUntil)) ? { waitUntil } : {};
     }
     if (end === 'done') await this.#complete(listId);
+    return {};
   }
 
   get #batchSize(): number {
@@ -118,6 +144,35 @@ export class ListRunner {
     const { lists } = this.#deps.store;
     const buffer = new ResultBuffer(lists, list.id);
     const state: PassState = { end: 'done', failure: undefined };
+    // A pause or cancel stops launching verifications within a moment, not at the next batch: the
+    // store refuses this pass's charges and saves from then on anyway.
+    const watcher = setInterval(() => {
+      lists
+        .getList(list.id)
+        .then((now) => {
+          if (state.end === 'done' && (now === null || (now.state !== 'running' && now.state !== 'queued'))) {
+            state.end = 'stopped';
+          }
+        })
+        .catch(() => {});
+    }, STOP_CHECK_MS);
+    watcher.unref();
+    try {
+      return await this.#passWork(list, limit, fresh, buffer, state, rechecks);
+    } finally {
+      clearInterval(watcher);
+    }
+  }
+
+  async #passWork(
+    list: ListRecord,
+    limit: number,
+    fresh: boolean,
+    buffer: ResultBuffer,
+    state: PassState,
+    rechecks: PendingAddress[] | undefined,
+  ): Promise<PassEnd> {
+    const { lists } = this.#deps.store;
     if (rechecks !== undefined) {
       let given = false;
       await this.#drain(list, limit, fresh, buffer, state, async () => {
@@ -184,12 +239,19 @@ export class ListRunner {
       if (batch.length === 0) break;
       const charge: AddressCharge = { keyId: list.apiKeyId, month: monthOf(this.#now()), limit };
       const uncharged = batch.filter((address) => !address.charged).map((address) => address.addressKey);
-      const { charged } = await lists.chargeAddresses(list.id, uncharged, charge);
+      const { charged, stopped } = await lists.chargeAddresses(list.id, uncharged, charge);
+      if (stopped === true) {
+        // Paused or cancelled since the check above: the store charged nothing.
+        if (state.end === 'done') state.end = 'stopped';
+        break;
+      }
       const chargedNow = new Set(charged);
       const payable = batch.filter((address) => address.charged || chargedNow.has(address.addressKey));
       for (const address of payable) {
         while (inFlight.size >= concurrency) await Promise.race(inFlight);
-        const work = this.#verify(address, fresh, charge, buffer)
+        // Stopped meanwhile: the rest stays pending (charged, so a resume does not charge it again).
+        if (stoppedMeanwhile(state)) break;
+        const work = this.#verify(address, { fresh, accountId: list.accountId }, charge, buffer, state)
           .catch((error: unknown) => {
             state.failure ??= error;
           })
@@ -206,11 +268,12 @@ export class ListRunner {
 
   async #verify(
     address: PendingAddress,
-    fresh: boolean,
+    verifyOptions: { fresh: boolean; accountId: string },
     charge: AddressCharge,
     buffer: ResultBuffer,
+    state: PassState,
   ): Promise<void> {
-    const result = await this.#deps.verify(address.email, { fresh });
+    const result = await this.#deps.verify(address.email, verifyOptions);
     const attempts = address.attempts + 1;
     if (RECHECKED_REASONS.has(result.reason) && attempts < (this.#deps.maxAttempts ?? 3)) {
       const retryAt = new Date(this.#now().getTime() + this.#deps.recheckDelayMs);
@@ -218,7 +281,9 @@ export class ListRunner {
       return;
     }
     // DESIGN §1: a result our own DNS failure spoiled is not charged.
-    if (result.reason === 'dns_error') {
+    // Not once the list stopped: its result is not saved, and a usage that moves after a pause or
+    // cancel was acknowledged would be a lie (a cancel gives back in-flight charges itself).
+    if (isRefundable(result) && state.end !== 'stopped') {
       await this.#deps.store.lists.unchargeAddresses(buffer.listId, [address.addressKey], charge);
     }
     await buffer.save(address.addressKey, result);

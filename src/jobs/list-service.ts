@@ -4,6 +4,7 @@
  * the routes call it. The work itself is the runner's, reached through the queue.
  */
 
+import { monthOf } from '../service/months.ts';
 import { addressKeyOf } from '../service/verification-service.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
@@ -45,8 +46,12 @@ export interface ListServiceDeps {
   onEnqueueError?: (listId: string, error: unknown) => void;
 }
 
-/** Rows stored per write while an upload streams in. */
+/**
+ * Rows stored per write while an upload streams in: at most this many, and a write as soon as the
+ * rows' cells reach the byte bound (wide rows must not pile up a thousand at a time in memory).
+ */
 const UPLOAD_BATCH = 1000;
+const UPLOAD_BATCH_BYTES = 4 * 1024 * 1024;
 /** Rows read per store query while results stream out. */
 const RESULT_PAGE = 1000;
 
@@ -74,6 +79,7 @@ export class ListService {
     const listId = await lists.beginList(upload, this.#now());
     try {
       let batch = [];
+      let batchBytes = 0;
       let rowNumber = 0;
       for await (const row of rows) {
         rowNumber += 1;
@@ -86,9 +92,11 @@ export class ListService {
           domain: (normalized.asciiDomain ?? normalized.rawDomain).toLowerCase(),
           fields: row.fields ?? null,
         });
-        if (batch.length >= UPLOAD_BATCH) {
+        batchBytes += email.length + fieldsLength(row.fields);
+        if (batch.length >= UPLOAD_BATCH || batchBytes >= UPLOAD_BATCH_BYTES) {
           await lists.addRows(listId, batch, this.#now());
           batch = [];
+          batchBytes = 0;
         }
       }
       if (batch.length > 0) await lists.addRows(listId, batch, this.#now());
@@ -129,12 +137,26 @@ export class ListService {
     return outcome;
   }
 
-  /** Ends a list that has not finished; its results so far stay downloadable. */
-  cancel(accountId: string, listId: string): Promise<ListActionOutcome> {
-    return this.#act(accountId, listId, ['queued', 'running', 'paused'], 'cancelled', {
+  /**
+   * Ends a list that has not finished; its results so far stay downloadable. Addresses charged but
+   * not yet verified when the cancel lands are given back before the answer: from the moment the
+   * list is cancelled the store charges and saves nothing more for it, so what the owner sees then
+   * (processed, usage) stays as it is, and usage counts only addresses with a result.
+   */
+  async cancel(accountId: string, listId: string): Promise<ListActionOutcome> {
+    const outcome = await this.#act(accountId, listId, ['queued', 'running', 'paused'], 'cancelled', {
       pauseReason: null,
       message: 'Cancelled by its owner.',
     });
+    if (outcome.kind === 'ok') {
+      const { lists } = this.#deps;
+      const inFlight = await lists.inFlightCharges(listId);
+      // Charged seconds ago by the running batch, so this month's (a list paused since an earlier
+      // month and cancelled now gives its last batch back to this month).
+      const charge = { keyId: outcome.list.apiKeyId, month: monthOf(this.#now()), limit: 0 };
+      if (inFlight.length > 0) await lists.unchargeAddresses(listId, inFlight, charge);
+    }
+    return outcome;
   }
 
   /** Removes a list and all its data, whatever its state (a running one stops). */
@@ -179,4 +201,11 @@ export class ListService {
       this.#deps.onEnqueueError?.(listId, error);
     }
   }
+}
+
+/** Characters in a row's cells: a cheap measure of the memory a pending row holds. */
+function fieldsLength(fields: readonly string[] | null | undefined): number {
+  let length = 0;
+  for (const cell of fields ?? []) length += cell.length;
+  return length;
 }

@@ -106,6 +106,43 @@ export interface WebhookDelivery {
   createdAt: string;
 }
 
+/** How a worker's attempt to start (or take up again) a list went; see `ListStore.startRun`. */
+export type ListStart =
+  /** The list is now running and counts toward its account's running lists. */
+  | { kind: 'started' }
+  /** It was running already and not waiting (a recovered or repeated job): carry on. */
+  | { kind: 'running' }
+  /** It waits for a re-check due at `at`. */
+  | { kind: 'waiting'; at: string }
+  /** Its account runs as many lists as it may. */
+  | { kind: 'capped' }
+  /** Nothing to run: paused, finished, or gone. */
+  | { kind: 'idle' };
+
+/** An account's oldest list ready to start, how many lists that account runs now, and when it last started one. */
+export interface ListTurn {
+  listId: string;
+  accountId: string;
+  apiKeyId: string;
+  running: number;
+  lastStartedAt: string | null;
+}
+
+/**
+ * Whose turn comes first: the account running fewer lists, then the one that started a list
+ * longest ago (never is longest): round-robin between accounts. Negative when `x` goes first.
+ */
+export function compareTurns(
+  x: Pick<ListTurn, 'running' | 'lastStartedAt'>,
+  y: Pick<ListTurn, 'running' | 'lastStartedAt'>,
+): number {
+  if (x.running !== y.running) return x.running - y.running;
+  return (x.lastStartedAt ?? '').localeCompare(y.lastStartedAt ?? '');
+}
+
+/** States in which a list's runner may still charge and save (queued: resumed while it ran). */
+export const LIVE_LIST_STATES = ['queued', 'running'] as const;
+
 export interface ListStore {
   /** Starts an upload: the list exists, hidden (`uploading`), until `finishUpload`. */
   beginList(input: NewList, now: Date): Promise<string>;
@@ -151,6 +188,20 @@ export interface ListStore {
   ): Promise<boolean>;
   /** Ids of lists a runner should be working on (`queued` or `running`). */
   runnableListIds(): Promise<string[]>;
+  /**
+   * Starts a queued list, or takes up a running one whose re-check wait is over, unless its
+   * account already runs `maxRunning` lists (running, not waiting). One conditional UPDATE.
+   */
+  startRun(listId: string, now: Date, maxRunning: number): Promise<ListStart>;
+  /** A running list stops counting as running until `at` (it waits for a re-check); false if not running. */
+  waitUntil(listId: string, at: Date): Promise<boolean>;
+  /**
+   * Per account, its oldest list ready to start at `now` (queued, or a re-check wait over), with the
+   * account's running count; accounts running fewer lists first, then the longest waiting.
+   */
+  listTurns(now: Date): Promise<ListTurn[]>;
+  /** Addresses charged, without a result and not waiting for a re-check: the work in flight. */
+  inFlightCharges(listId: string): Promise<string[]>;
   /** Lists paused because their quota ran out, with the key charged. */
   quotaPausedLists(): Promise<Array<{ id: string; apiKeyId: string }>>;
 
@@ -174,21 +225,26 @@ export interface ListStore {
    * Charges the key's quota for those of `addressKeys` not yet charged and marks them charged, in
    * one transaction: an address is never charged twice, whatever crashes or runs concurrently.
    * When the quota cannot cover them all, the first ones (in the given order) are charged.
-   * Returns the keys now charged by this call and the month's usage after it.
+   * Returns the keys now charged by this call and the month's usage after it. Charges nothing,
+   * with `stopped: true`, once the list is no longer queued or running (paused, cancelled): in the
+   * same transaction, so nothing is charged after a pause or cancel was acknowledged.
    */
   chargeAddresses(
     listId: string,
     addressKeys: readonly string[],
     charge: AddressCharge,
-  ): Promise<{ charged: string[]; used: number }>;
+  ): Promise<{ charged: string[]; used: number; stopped?: true }>;
   /** Gives back the charge of addresses whose result our own DNS failure spoiled. */
   unchargeAddresses(listId: string, addressKeys: readonly string[], charge: AddressCharge): Promise<void>;
-  /** Final results: marks the addresses done (once: a second save of one is ignored) and counts them. */
+  /**
+   * Final results: marks the addresses done (once: a second save of one is ignored) and counts them;
+   * ignored once the list is no longer queued or running (a pause or cancel freezes its counts).
+   */
   saveResults(
     listId: string,
     results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
   ): Promise<void>;
-  /** Provisional results, to be checked again at `retryAt`. */
+  /** Provisional results, to be checked again at `retryAt`; ignored, as saves, once the list stopped. */
   deferAddresses(
     listId: string,
     items: ReadonlyArray<{ addressKey: string; result: VerificationResult; retryAt: Date }>,

@@ -1,6 +1,7 @@
 /**
  * A process's share of list-job work (`mailvet worker`, or `mailvet serve` with its in-process
- * worker): consumes the queue with the runner, and keeps three sweeps going, each safe to run on
+ * worker): consumes the queue with the runner, taking lists in turn by account (list-turns.ts),
+ * and keeps three sweeps going, each safe to run on
  * any number of processes at once because the store arbitrates:
  * - runnable lists are (re-)queued, so a list whose message was lost or whose worker died resumes;
  * - lists paused for quota resume once their key has quota again (a new month, a higher quota);
@@ -11,6 +12,7 @@ import type { Store } from '../accounts/store.ts';
 import { monthOf } from '../service/months.ts';
 import type { JobQueue } from './job-queue.ts';
 import type { ListRunner } from './list-runner.ts';
+import { listTurnsHandler } from './list-turns.ts';
 import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 
 export interface ListWorkerDeps {
@@ -40,7 +42,9 @@ export interface ListWorker {
 /** Starts consuming list jobs and the sweeps. */
 export async function startListWorker(deps: ListWorkerDeps): Promise<ListWorker> {
   const now = deps.now ?? (() => new Date());
-  deps.queue.consume((listId) => deps.runner.run(listId), { concurrency: deps.concurrency ?? 2 });
+  // Fair between accounts, a cap per account, and no slot held while a list waits for a re-check.
+  const handler = listTurnsHandler({ ...deps, now });
+  deps.queue.consume(handler, { concurrency: deps.concurrency ?? 2 });
 
   const sweep = async (): Promise<void> => {
     const removed = await deps.store.lists.deleteStaleUploads(new Date(now().getTime() - STALE_UPLOAD_MS));

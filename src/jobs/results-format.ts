@@ -3,9 +3,10 @@
  * order, so a million-row export holds one batch in memory. Shared with `mailvet verify --file`,
  * which writes the same result columns.
  *
- * Cells are written as uploaded. A cell starting with `=`, `+`, `-` or `@` may be taken for a
- * formula by a spreadsheet; it is not altered (prefixing it would change the user's data, and
- * `-` and `@` start ordinary values), so open exports as text when their source is untrusted.
+ * A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is taken for a formula by
+ * spreadsheets, and an uploaded list is attacker-shaped text (so is our own suggestion cell, built
+ * from the uploaded local part): by default such cells are prefixed with `'` (OWASP's CSV
+ * injection advice), which spreadsheets show as text. `raw` exports the cells untouched.
  */
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
@@ -72,6 +73,15 @@ export function resultRowCells(
 export interface ResultsCsvOptions {
   /** Start with a UTF-8 byte order mark, for spreadsheets that assume another encoding without one. */
   bom?: boolean;
+  /** Leave formula-like cells as they are (default: prefixed with `'`). */
+  raw?: boolean;
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** The cell, prefixed with `'` when a spreadsheet would run it as a formula. */
+export function formulaSafeCell(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
 }
 
 // Rows per csv-stringify call and per chunk pushed: few calls, small chunks.
@@ -88,11 +98,12 @@ export function resultsCsv(
   options: ResultsCsvOptions = {},
 ): Readable {
   const columns = header ?? ['email'];
+  const cellsOf = options.raw ? (cells: string[]) => cells : (cells: string[]) => cells.map(formulaSafeCell);
   async function* lines(): AsyncGenerator<string> {
-    yield (options.bom ? '\uFEFF' : '') + stringify([[...columns, ...RESULT_COLUMNS]]);
+    yield (options.bom ? '\uFEFF' : '') + stringify([cellsOf([...columns, ...RESULT_COLUMNS])]);
     let batch: string[][] = [];
     for await (const row of rows) {
-      batch.push(resultRowCells(row.fields ?? [row.email], columns.length, row.result));
+      batch.push(cellsOf(resultRowCells(row.fields ?? [row.email], columns.length, row.result)));
       if (batch.length >= BATCH_ROWS) {
         yield stringify(batch);
         batch = [];

@@ -1,15 +1,27 @@
 /**
  * The API's verification service: deduplicates, charges the monthly quota exactly (atomic
  * conditional updates in the store), answers from the result cache, runs the pipeline, and gives
- * back the units of results our own DNS failure spoiled. No HTTP here: routes call it.
+ * back the units of results our own DNS failure spoiled (`isRefundable`). No HTTP here: routes call it.
  */
 import type { Plan } from '../accounts/plans.ts';
 import type { UsageStore } from '../accounts/store.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
+import { isRefundable } from '../verification/refund.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { monthOf, nextMonthStart } from './months.ts';
 import type { ResultCache } from './ports.ts';
+
+/** Probe outcomes that say nothing lasting about the address. */
+const INCONCLUSIVE_REASONS: ReadonlySet<string> = new Set([
+  'timeout',
+  'connect_failed',
+  'greylisted',
+  'blocked',
+  'tls_failed',
+  'protocol_error',
+]);
+const DEFAULT_INCONCLUSIVE_TTL_SECONDS = 300;
 
 /** The authenticated key a request acts for, with the figures that apply to it. */
 export interface Caller {
@@ -44,6 +56,12 @@ export interface VerificationServiceDeps {
   cache: ResultCache;
   /** MAILVET_RESULT_TTL; 0 turns the cache off. */
   resultTtlSeconds: number;
+  /**
+   * MAILVET_INCONCLUSIVE_RESULT_TTL: the most an inconclusive probe result (timeout, refused or
+   * failed connection, greylisting, a block, TLS or protocol trouble) is cached. It says more about
+   * the moment, or about another tenant's load, than about the address. Default 300.
+   */
+  inconclusiveTtlSeconds?: number;
   /** Wall-clock time, for the calendar month. */
   now?: () => Date;
 }
@@ -65,9 +83,9 @@ export class VerificationService {
     const limit = caller.limits.monthlyVerifications;
     const charge = await this.#deps.usage.chargeVerifications(caller.keyId, month, 1, limit);
     if (charge.granted === 0) return { kind: 'quota_exceeded', quota: quotaState(limit, charge.used, now) };
-    const result = await this.#verifyCached(addressKey(email), email);
+    const result = await this.#verifyCached(addressKey(email), email, false, caller.accountId);
     let used = charge.used;
-    if (result.reason === 'dns_error') {
+    if (isRefundable(result)) {
       await this.#deps.usage.refundVerifications(caller.keyId, month, 1);
       used -= 1;
     }
@@ -109,12 +127,12 @@ export class VerificationService {
     const processed = new Map<string, Promise<VerificationResult>>();
     for (const key of unique.slice(0, charge.granted)) {
       const first = emails[keys.indexOf(key)]!;
-      processed.set(key, this.#verifyCached(key, first));
+      processed.set(key, this.#verifyCached(key, first, false, caller.accountId));
     }
     const verified = new Map<string, VerificationResult>();
     for (const [key, pending] of processed) verified.set(key, await pending);
 
-    const spoiled = [...verified.values()].filter((result) => result.reason === 'dns_error').length;
+    const spoiled = [...verified.values()].filter(isRefundable).length;
     if (spoiled > 0) await this.#deps.usage.refundVerifications(keyId, month, spoiled);
 
     const results: VerificationResult[] = [];
@@ -139,20 +157,35 @@ export class VerificationService {
    * One address without charging anything: list jobs charge per address themselves. `fresh`
    * skips the cached result (a re-check of a greylisted address must ask the server again).
    */
-  verifyUncharged(email: string, options: { fresh?: boolean } = {}): Promise<VerificationResult> {
-    return this.#verifyCached(addressKey(email), email, options.fresh ?? false);
+  verifyUncharged(
+    email: string,
+    options: { fresh?: boolean; accountId?: string } = {},
+  ): Promise<VerificationResult> {
+    return this.#verifyCached(addressKey(email), email, options.fresh ?? false, options.accountId);
   }
 
-  async #verifyCached(key: string, email: string, fresh = false): Promise<VerificationResult> {
+  async #verifyCached(
+    key: string,
+    email: string,
+    fresh: boolean,
+    accountId?: string,
+  ): Promise<VerificationResult> {
     const ttl = this.#deps.resultTtlSeconds;
     if (ttl > 0 && !fresh) {
       const cached = await this.#deps.cache.get(key);
       if (cached !== undefined)
         return cached.email === email.trim() ? cached : { ...cached, email: email.trim() };
     }
-    const result = await this.#deps.verifier.verify(email);
-    // Our own DNS trouble is not a fact about the address: never remembered.
-    if (ttl > 0 && result.reason !== 'dns_error') await this.#deps.cache.set(key, result, ttl);
+    const result = await this.#deps.verifier.verify(email, { accountId });
+    // DNS trouble is not a fact about the address: never remembered here (the DNS cache keeps a
+    // failed lookup a few seconds, so a broken zone is not asked again at once). Uncached, a
+    // result also never loses the refund mark a stored copy would not carry.
+    if (ttl > 0 && result.reason !== 'dns_error') {
+      const lifetime = INCONCLUSIVE_REASONS.has(result.reason)
+        ? Math.min(ttl, this.#deps.inconclusiveTtlSeconds ?? DEFAULT_INCONCLUSIVE_TTL_SECONDS)
+        : ttl;
+      if (lifetime > 0) await this.#deps.cache.set(key, result, lifetime);
+    }
     return result;
   }
 }

@@ -8,7 +8,7 @@ import type { ListChecker } from './checks/lists.ts';
 import { normalizeAddress } from './checks/normalize.ts';
 import { checkSuggestions } from './checks/suggest.ts';
 import { checkSyntax } from './checks/syntax.ts';
-import type { Clock, DnsResolver, MailboxProber } from './ports.ts';
+import type { Clock, DnsResolver, MailboxProber, VerifyContext } from './ports.ts';
 import type { DnsCheck, ListsCheck, SmtpCheck, VerificationReport, VerificationResult } from './report.ts';
 import { toVerificationResult } from './result.ts';
 import { scoreReport } from './scoring.ts';
@@ -30,13 +30,13 @@ export class Verifier {
   }
 
   /** Verifies one address and returns the public result. Never throws for any input string. */
-  async verify(raw: string): Promise<VerificationResult> {
-    const report = await this.report(raw);
+  async verify(raw: string, context: VerifyContext = {}): Promise<VerificationResult> {
+    const report = await this.report(raw, context);
     return toVerificationResult(report, scoreReport(report));
   }
 
   /** Runs every stage and returns the full report (all stage results side by side). */
-  async report(raw: string): Promise<VerificationReport> {
+  async report(raw: string, context: VerifyContext = {}): Promise<VerificationReport> {
     const started = this.#deps.clock.now();
     const normalized = normalizeAddress(raw);
     const syntax = checkSyntax(normalized);
@@ -76,6 +76,7 @@ export class Verifier {
         asciiDomain,
         mxHosts: dns.mxHosts,
         internationalized: syntax.internationalized,
+        accountId: context.accountId,
       });
     }
     return finish(this.#deps.clock, started, { normalized, syntax, lists, suggestions, dns, smtp });

@@ -7,13 +7,23 @@ import type { DnsFailure, MxRecord, SmtpCheck } from './report.ts';
 
 /**
  * The answer to one DNS question. Expected failures are values: `error` carries a retry hint
- * because SERVFAIL and timeouts are our trouble, not the address's.
+ * because SERVFAIL and timeouts say nothing lasting about the address.
  */
 export type DnsAnswer<T> =
   | { kind: 'ok'; records: T; ttlSeconds: number }
   | { kind: 'nxdomain'; ttlSeconds: number }
   | { kind: 'nodata'; ttlSeconds: number }
-  | { kind: 'error'; failure: DnsFailure; retry: true };
+  | {
+      kind: 'error';
+      failure: DnsFailure;
+      retry: true;
+      /**
+       * Whose failure it is, when a resolver health check knows: true when our resolver failed its
+       * control queries too (an NXDOMAIN it gave then arrives here as an error), false when it
+       * answered them, so the domain's own servers are at fault. Absent: not known, taken as ours.
+       */
+      ours?: boolean;
+    };
 
 /** A DNS resolver for the questions the pipeline asks. */
 export interface DnsResolver {
@@ -35,6 +45,13 @@ export interface ProbeRequest {
   mxHosts: MxRecord[];
   /** The local part needs SMTPUTF8. */
   internationalized: boolean;
+  /** On whose behalf: probe capacity is shared fairly between accounts. */
+  accountId?: string;
+}
+
+/** Who a verification is for (none for the command line). */
+export interface VerifyContext {
+  accountId?: string;
 }
 
 /** The SMTP stage: probes mailboxes. The real prober comes with the SMTP issue. */

@@ -115,8 +115,11 @@ export interface MxRecord {
   priority: number;
 }
 
-/** DNS failures of our own lookup, never of the address. */
-export type DnsFailure = 'servfail' | 'timeout' | 'refused' | 'network';
+/**
+ * DNS failures of a lookup, never of the address. `unconfirmed_nxdomain`: our resolver said the
+ * domain does not exist while it failed its control queries too, so the answer is not believed.
+ */
+export type DnsFailure = 'servfail' | 'timeout' | 'refused' | 'network' | 'unconfirmed_nxdomain';
 
 /**
  * DNS: the mail route for the domain.
@@ -125,7 +128,9 @@ export type DnsFailure = 'servfail' | 'timeout' | 'refused' | 'network';
  * - `null_mx`: a single `MX 0 .` (RFC 7505);
  * - `no_mail_host`: the name exists but has neither MX nor A/AAAA;
  * - `nxdomain`: the domain does not exist;
- * - `error`: our lookup failed (SERVFAIL, timeout): says nothing about the address.
+ * - `error`: the lookup failed (SERVFAIL, timeout): says nothing about the address. `ours` is
+ *   false when our resolver was shown healthy (the domain's own zone is broken); absent or true,
+ *   the failure is ours.
  */
 export type DnsCheck =
   | { outcome: 'mx'; mxHosts: MxRecord[] }
@@ -133,7 +138,7 @@ export type DnsCheck =
   | { outcome: 'null_mx' }
   | { outcome: 'no_mail_host' }
   | { outcome: 'nxdomain' }
-  | { outcome: 'error'; failure: DnsFailure; retry: true };
+  | { outcome: 'error'; failure: DnsFailure; retry: true; ours?: boolean };
 
 /** Why a probe could not decide (`unknown`) or was not made. */
 export type SmtpUnknownReason =
@@ -181,6 +186,13 @@ export interface Verdict {
   reason: Reason;
 }
 
+/**
+ * Internal mark on a result whose DNS lookup failed through our own fault (see `isRefundable`).
+ * A symbol key: JSON, the API's serializer and the stores never see it, so the public shape stays
+ * DESIGN's; a copy made with spread keeps it.
+ */
+export const OUR_DNS_FAILURE: unique symbol = Symbol('mailvet.ourDnsFailure');
+
 /** The public verification result (DESIGN §1). */
 export interface VerificationResult {
   email: string;
@@ -200,4 +212,6 @@ export interface VerificationResult {
   status: Status;
   reason: Reason;
   duration_ms: number;
+  /** Set (true) only when the DNS stage failed through our own fault; never serialized. */
+  [OUR_DNS_FAILURE]?: true;
 }

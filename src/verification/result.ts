@@ -2,7 +2,13 @@
  * Shapes a report and its verdict into the public result of DESIGN §1. The booleans follow the
  * "likely" reading DESIGN gives `mailbox_exists`: only what a check disproved is reported false.
  */
-import type { SmtpVerdict, Verdict, VerificationReport, VerificationResult } from './report.ts';
+import {
+  OUR_DNS_FAILURE,
+  type SmtpVerdict,
+  type Verdict,
+  type VerificationReport,
+  type VerificationResult,
+} from './report.ts';
 
 /** Builds the public verification result from a report and its verdict. */
 export function toVerificationResult(report: VerificationReport, verdict: Verdict): VerificationResult {
@@ -12,7 +18,7 @@ export function toVerificationResult(report: VerificationReport, verdict: Verdic
   // Our own DNS failure disproves nothing: the domain and mailbox are reported as not disproven.
   const dnsUnknown = dns?.outcome === 'error';
   const rejected = smtp?.verdict === 'undeliverable' || smtp?.verdict === 'mailbox_disabled';
-  return {
+  const result: VerificationResult = {
     email: report.normalized.email,
     checks: {
       syntax: syntax.valid,
@@ -31,6 +37,9 @@ export function toVerificationResult(report: VerificationReport, verdict: Verdic
     reason: verdict.reason,
     duration_ms: Math.max(0, Math.round(report.durationMs)),
   };
+  // A failure no health check disowned is ours (DESIGN's "our DNS lookup failed" row).
+  if (dns?.outcome === 'error' && dns.ours !== false) result[OUR_DNS_FAILURE] = true;
+  return result;
 }
 
 function publicSmtpVerdict(report: VerificationReport): SmtpVerdict {

@@ -9,18 +9,21 @@ describe('plans', () => {
       monthlyVerifications: 1000,
       monthlyBulkRequests: 10,
       ratePerSecond: 5,
+      maxRunningLists: 1,
     });
     assert.deepEqual(BUILT_IN_PLANS.starter, {
       name: 'starter',
       monthlyVerifications: 25000,
       monthlyBulkRequests: 500,
       ratePerSecond: 20,
+      maxRunningLists: 2,
     });
     assert.deepEqual(BUILT_IN_PLANS.pro, {
       name: 'pro',
       monthlyVerifications: 250000,
       monthlyBulkRequests: 10000,
       ratePerSecond: 50,
+      maxRunningLists: 4,
     });
   });
 
@@ -29,7 +32,20 @@ describe('plans', () => {
       JSON.stringify({
         free: { monthly_verifications: 10, monthly_bulk_requests: 1, rate_limit_per_second: 1 },
         team: { monthly_verifications: 5000, monthly_bulk_requests: 50, rate_limit_per_second: 10 },
+        big: {
+          monthly_verifications: 1,
+          monthly_bulk_requests: 1,
+          rate_limit_per_second: 1,
+          max_running_lists: 9,
+        },
       }),
+    );
+    assert.equal(plans.big?.maxRunningLists, 9);
+    // Without the figure, a plan's lists run two at a time.
+    assert.equal(
+      effectiveLimits(plans, 'team', { monthlyQuota: null, bulkQuota: null, rateLimit: null })
+        .maxRunningLists,
+      2,
     );
     assert.deepEqual(plans.team, {
       name: 'team',
@@ -64,6 +80,7 @@ describe('plans', () => {
       monthlyVerifications: 7,
       monthlyBulkRequests: 10000,
       ratePerSecond: 2,
+      maxRunningLists: 4,
     });
     assert.equal(
       effectiveLimits(BUILT_IN_PLANS, 'gone', { monthlyQuota: null, bulkQuota: null, rateLimit: null }).name,

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { generateApiKey } from '../../src/accounts/api-keys.ts';
+import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createServices, type Services } from '../../src/container.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -36,17 +36,7 @@ async function twoInstances(redisUrl: string | undefined) {
   const services: Services[] = [await createServices(loadConfig(env)), await createServices(loadConfig(env))];
   const apps = services.map((s) => buildApp(s));
   const store = services[0]!.store;
-  const key = generateApiKey();
-  await store.createApiKey({
-    accountId: (await store.defaultAccount()).id,
-    name: 'shared',
-    plan: 'free',
-    keyHash: key.keyHash,
-    displayPrefix: key.displayPrefix,
-    monthlyQuota: 1000,
-    bulkQuota: null,
-    rateLimit: 5,
-  });
+  const key = await issueApiKey(store, { name: 'shared', plan: 'free', monthlyQuota: 1000, rateLimit: 5 });
   const post = (i: number, email: string) =>
     apps[i]!.inject({
       method: 'POST',

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { generateApiKey } from '../../src/accounts/api-keys.ts';
+import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import { BUILT_IN_PLANS, type Plan } from '../../src/accounts/plans.ts';
 import type { ApiKeyRecord, Store } from '../../src/accounts/store.ts';
 import { MemoryResultCache } from '../../src/adapters/cache/memory-result-cache.ts';
@@ -41,6 +41,8 @@ export interface KeyFigures {
   /** Requests per second (override); the burst is twice this. */
   rate?: number;
   name?: string;
+  /** An existing account to add the key to (default: a new account of its own). */
+  accountId?: string;
 }
 
 export interface TestAppOptions extends KeyFigures {
@@ -103,22 +105,16 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
       resultTtlSeconds: options.resultTtlSeconds ?? 0,
       now,
     });
-  const account = await store.defaultAccount();
-
-  const addKey = async (figures: KeyFigures = {}) => {
-    const generated = generateApiKey();
-    const record = await store.createApiKey({
-      accountId: account.id,
+  // Each key is its own customer, as `mailvet keys create` makes it, unless a test shares one.
+  const addKey = (figures: KeyFigures = {}) =>
+    issueApiKey(store, {
+      accountId: figures.accountId,
       name: figures.name ?? 'test key',
       plan: figures.plan ?? 'free',
-      keyHash: generated.keyHash,
-      displayPrefix: generated.displayPrefix,
-      monthlyQuota: figures.quota ?? null,
-      bulkQuota: figures.bulkQuota ?? null,
-      rateLimit: figures.rate ?? null,
+      monthlyQuota: figures.quota,
+      bulkQuota: figures.bulkQuota,
+      rateLimit: figures.rate,
     });
-    return { key: generated.key, record };
-  };
   const first = await addKey(options);
 
   const app = buildApp(

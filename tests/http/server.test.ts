@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
-import { generateApiKey } from '../../src/accounts/api-keys.ts';
+import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import type { Store } from '../../src/accounts/store.ts';
 import { openStore } from '../../src/adapters/store/open-store.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -45,18 +45,7 @@ function environment(dir: string): Record<string, string> {
 }
 
 async function issueKey(store: Store): Promise<string> {
-  const generated = generateApiKey();
-  await store.createApiKey({
-    accountId: (await store.defaultAccount()).id,
-    name: 'server test',
-    plan: 'free',
-    keyHash: generated.keyHash,
-    displayPrefix: generated.displayPrefix,
-    monthlyQuota: null,
-    bulkQuota: null,
-    rateLimit: null,
-  });
-  return generated.key;
+  return (await issueApiKey(store, { name: 'server test', plan: 'free' })).key;
 }
 
 function verify(url: string, key: string, email: string): Promise<Response> {

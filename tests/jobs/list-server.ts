@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateApiKey } from '../../src/accounts/api-keys.ts';
+import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { ListView } from '../../src/jobs/list-view.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
@@ -52,18 +52,14 @@ export async function startListServer(
   const { store } = server;
 
   const key = async (figures: { quota?: number; rate?: number; accountId?: string } = {}) => {
-    const generated = generateApiKey();
-    await store.createApiKey({
-      accountId: figures.accountId ?? (await store.defaultAccount()).id,
+    const issued = await issueApiKey(store, {
+      accountId: figures.accountId,
       name: 'list test',
       plan: 'pro',
-      keyHash: generated.keyHash,
-      displayPrefix: generated.displayPrefix,
-      monthlyQuota: figures.quota ?? null,
-      bulkQuota: null,
+      monthlyQuota: figures.quota,
       rateLimit: figures.rate ?? 1000,
     });
-    return generated.key;
+    return issued.key;
   };
   const api = (apiKey: string, path: string, init: RequestInit = {}) =>
     fetch(`${server.url}/api/v1${path}`, {

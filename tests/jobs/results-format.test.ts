@@ -100,10 +100,53 @@ describe('resultsCsv', () => {
     assert.deepEqual(records[0], ['name', 'email', 'note', ...RESULT_COLUMNS]);
     assert.deepEqual(records[1]!.slice(0, 5), ['Doe, "Jane"', 'jane@x.de', 'line\nbreak', 'VALID', '97']);
     assert.deepEqual(records[2], ['Bob', 'bob@x.de', '', ...RESULT_COLUMNS.map(() => '')]);
-    // Formula-like cells are exported as uploaded (documented, not altered).
-    assert.deepEqual(records[3]!.slice(0, 4), ['=SUM(A1)', '=cmd@x.de', '', 'INVALID_SYNTAX']);
+    // Formula-like cells are defused with a leading quote.
+    assert.deepEqual(records[3]!.slice(0, 4), ["'=SUM(A1)", "'=cmd@x.de", '', 'INVALID_SYNTAX']);
     assert.equal(records[3]!.at(-1), 'extra');
     assert.equal(records.length, 4);
+    // raw: exactly as uploaded.
+    const raw = parse(await text(resultsCsv(['name', 'email', 'note'], rowsOf(rows), { raw: true })), {
+      relax_column_count: true,
+    }) as string[][];
+    assert.deepEqual(raw[3]!.slice(0, 2), ['=SUM(A1)', '=cmd@x.de']);
+  });
+
+  it('prefixes every cell a spreadsheet would run as a formula, suggestions and headers too', async () => {
+    const suggested = result('=1+2@gmial.com', {
+      checks: { ...result('x').checks, suggestions: ['=1+2@gmail.com'] },
+    });
+    const fields = [
+      '=A1',
+      '+A1',
+      '-A1',
+      '@A1',
+      '\tA1',
+      '\rA1',
+      'plain',
+      'mid=dle',
+      ' =spaced',
+      '=1+2@gmial.com',
+    ];
+    const rows: ExportRow[] = [{ rowNumber: 1, email: '=1+2@gmial.com', fields, result: suggested }];
+    const header = ['=h', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'email'];
+    const records = parse(await text(resultsCsv(header, rowsOf(rows))), {
+      relax_column_count: true,
+    }) as string[][];
+    assert.equal(records[0]![0], "'=h");
+    assert.deepEqual(records[1]!.slice(0, 10), [
+      "'=A1",
+      "'+A1",
+      "'-A1",
+      "'@A1",
+      "'\tA1",
+      "'\rA1",
+      'plain',
+      'mid=dle',
+      ' =spaced',
+      "'=1+2@gmial.com",
+    ]);
+    const suggestion = records[1]![10 + RESULT_COLUMNS.indexOf('mailvet_suggestion')];
+    assert.equal(suggestion, "'=1+2@gmail.com");
   });
 
   it('exports a JSON upload (no cells) under an email column, with an optional BOM', async () => {

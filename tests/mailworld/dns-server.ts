@@ -84,6 +84,12 @@ export function testZones(): Zones {
     // bücher.test in A-label form.
     'xn--bcher-kva.test': { mx: [{ exchange: 'mx.xn--bcher-kva.test', priority: 5 }] },
     'mx.xn--bcher-kva.test': { a: ['127.0.0.3'] },
+    // The resolver health check's default control names (MAILVET_DNS_CONTROL_NAMES) exist on the
+    // internet, so they exist here: a server pointed at the world finds its resolver healthy.
+    // Their MX hosts have no address, so nothing is ever probed there.
+    'gmail.com': { mx: [{ exchange: 'gmail-smtp-in.l.google.com', priority: 5 }] },
+    'outlook.com': { mx: [{ exchange: 'outlook-com.olc.protection.outlook.com', priority: 5 }] },
+    'yahoo.com': { mx: [{ exchange: 'mta5.am0.yahoodns.net', priority: 1 }] },
     // Generated domains for benchmarks: d1.bench.test ... dN.bench.test all have this MX.
     '*.bench.test': { ttl: 3600, mx: [{ exchange: 'mx.bench.test', priority: 10 }] },
     'mx.bench.test': { ttl: 3600, a: ['127.0.0.1'] },

@@ -174,7 +174,11 @@ if (postgres.url === null || redis.url === null) {
       const ready = await fetch(`${server.url}/readyz`);
       assert.equal(ready.status, 200);
       // Both backends are reported: the store (PostgreSQL) and Redis, shared by the processes.
-      assert.deepEqual(((await ready.json()) as { checks: unknown }).checks, { store: 'ok', redis: 'ok' });
+      assert.deepEqual(((await ready.json()) as { checks: unknown }).checks, {
+        store: 'ok',
+        dns: 'ok',
+        redis: 'ok',
+      });
     }
   });
 }

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { generateApiKey } from '../../src/accounts/api-keys.ts';
+import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import { BUILT_IN_PLANS, type Plan } from '../../src/accounts/plans.ts';
 import type { Store } from '../../src/accounts/store.ts';
 import { MemoryResultCache } from '../../src/adapters/cache/memory-result-cache.ts';
@@ -35,17 +35,7 @@ function limits(monthlyVerifications: number, monthlyBulkRequests = 10): Plan {
 }
 
 async function newCaller(plan: Plan): Promise<Caller> {
-  const account = await store.defaultAccount();
-  const key = await store.createApiKey({
-    accountId: account.id,
-    name: 'test',
-    plan: 'free',
-    keyHash: generateApiKey().keyHash,
-    displayPrefix: 'mv_live_test',
-    monthlyQuota: null,
-    bulkQuota: null,
-    rateLimit: null,
-  });
+  const { record: key } = await issueApiKey(store, { name: 'test', plan: 'free' });
   return { keyId: key.id, accountId: key.accountId, limits: plan };
 }
 

@@ -9,10 +9,11 @@ import { KeyedSemaphores } from './semaphore.ts';
 /** Grants session slots per MX host address. */
 export interface HostSessionLimiter {
   /**
-   * Waits for a slot at `hostIp`; call the returned function to give it back (calling it again
-   * does nothing). May reject with {@link HostBusyError} when no slot frees up in time.
+   * Waits for a slot at `hostIp`, at most `waitMs` (the limiter's own bound when omitted); call the
+   * returned function to give it back (calling it again does nothing). Rejects with
+   * {@link HostBusyError} when no slot frees up in time.
    */
-  acquire(hostIp: string): Promise<() => void>;
+  acquire(hostIp: string, waitMs?: number): Promise<() => void>;
 }
 
 /** No slot at this host freed up within the limiter's wait limit: try another host. */
@@ -23,7 +24,7 @@ export class HostBusyError extends Error {
   }
 }
 
-/** The per-process limiter: KeyedSemaphores behind the port (waits as long as it takes). */
+/** The per-process limiter: KeyedSemaphores behind the port. */
 export class MemoryHostLimiter implements HostSessionLimiter {
   readonly #semaphores: KeyedSemaphores;
 
@@ -31,9 +32,11 @@ export class MemoryHostLimiter implements HostSessionLimiter {
     this.#semaphores = new KeyedSemaphores(permits);
   }
 
-  /** Waits for one of this process's slots at `hostIp`. */
-  acquire(hostIp: string): Promise<() => void> {
-    return this.#semaphores.acquire(hostIp);
+  /** Waits for one of this process's slots at `hostIp`, at most `waitMs` (unbounded when omitted). */
+  async acquire(hostIp: string, waitMs?: number): Promise<() => void> {
+    const release = await this.#semaphores.acquire(hostIp, waitMs);
+    if (release === null) throw new HostBusyError(hostIp);
+    return release;
   }
 }
 
@@ -64,14 +67,18 @@ export class FallbackHostLimiter implements HostSessionLimiter {
   }
 
   /** A slot from Redis, or from this process's semaphores while Redis fails. */
-  async acquire(hostIp: string): Promise<() => void> {
+  async acquire(hostIp: string, waitMs?: number): Promise<() => void> {
     const outcome = await this.#switch.run<{ release: () => void } | { busy: HostBusyError }>(
       () =>
-        this.#shared.acquire(hostIp).then(
+        this.#shared.acquire(hostIp, waitMs).then(
           (release) => ({ release }),
           (error: unknown) => (error instanceof HostBusyError ? { busy: error } : Promise.reject(error)),
         ),
-      () => this.#local.acquire(hostIp).then((release) => ({ release })),
+      () =>
+        this.#local.acquire(hostIp, waitMs).then(
+          (release) => ({ release }),
+          (error: unknown) => (error instanceof HostBusyError ? { busy: error } : Promise.reject(error)),
+        ),
     );
     if ('busy' in outcome) throw outcome.busy;
     return outcome.release;

@@ -83,10 +83,10 @@ export class RedisHostLimiter implements HostSessionLimiter {
   }
 
   /** Waits for a slot at `hostIp`; rejects with HostBusyError after maxWaitMs, or when Redis fails. */
-  async acquire(hostIp: string): Promise<() => void> {
+  async acquire(hostIp: string, waitMs = this.#maxWaitMs): Promise<() => void> {
     const key = this.#prefix + hostIp;
     const lease = randomUUID();
-    const deadline = performance.now() + this.#maxWaitMs;
+    const deadline = performance.now() + Math.min(waitMs, this.#maxWaitMs);
     let delayMs = 5;
     for (;;) {
       let granted: number;

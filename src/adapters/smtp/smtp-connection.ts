@@ -11,13 +11,18 @@ import type { SmtpReply } from '../../verification/checks/smtp/reply.ts';
 /** Why talking to the server stopped. */
 export type SmtpFailure = 'connect_failed' | 'timeout' | 'protocol_error' | 'tls_failed' | 'closed';
 
-export type SmtpResult<T> = { ok: true; value: T } | { ok: false; failure: SmtpFailure; detail: string };
+export type SmtpResult<T> =
+  | { ok: true; value: T }
+  // `greeted: false`: the connection was made but no banner came (a tarpit, or a server that is too busy).
+  | { ok: false; failure: SmtpFailure; detail: string; greeted?: false };
 
 export interface ConnectOptions {
   ip: string;
   port: number;
   connectTimeoutMs: number;
   commandTimeoutMs: number;
+  /** Closes the socket at once when aborted: nobody waits for what it would tell. */
+  signal?: AbortSignal;
 }
 
 // Bounds against hostile servers: RFC 5321 §4.5.3.1.5 allows 512-octet reply lines; we are lenient.
@@ -32,23 +37,36 @@ export class SmtpConnection {
   #waiter: (() => void) | null = null;
   #closed: string | null = null;
   readonly #commandTimeoutMs: number;
+  #signal: AbortSignal | undefined;
+  readonly #onAbort = (): void => this.close();
   /** Whether STARTTLS was used, and whether the certificate verified (recorded, never required). */
   tls: { used: boolean; authorized: boolean } = { used: false, authorized: false };
 
-  private constructor(socket: net.Socket, commandTimeoutMs: number) {
+  private constructor(socket: net.Socket, commandTimeoutMs: number, signal: AbortSignal | undefined) {
     this.#socket = socket;
     this.#commandTimeoutMs = commandTimeoutMs;
     this.#attach(socket);
+    this.#signal = signal;
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
   /** Connects and reads the banner. */
   static open(
     options: ConnectOptions,
   ): Promise<SmtpResult<{ connection: SmtpConnection; banner: SmtpReply }>> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.resolve({ ok: false, failure: 'timeout', detail: 'cancelled' });
     return new Promise((resolve) => {
       const socket = net.connect({ host: options.ip, port: options.port });
       socket.setNoDelay(true);
+      const cancel = () => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ ok: false, failure: 'timeout', detail: 'cancelled' });
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
       const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', cancel);
         socket.destroy();
         resolve({
           ok: false,
@@ -58,16 +76,19 @@ export class SmtpConnection {
       }, options.connectTimeoutMs);
       socket.once('error', (error) => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', cancel);
         resolve({ ok: false, failure: 'connect_failed', detail: error.message });
       });
       socket.once('connect', async () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', cancel);
         socket.removeAllListeners('error');
-        const connection = new SmtpConnection(socket, options.commandTimeoutMs);
+        // From here the connection itself closes on abort, which ends the banner wait below.
+        const connection = new SmtpConnection(socket, options.commandTimeoutMs, signal);
         const banner = await connection.readReply();
         if (!banner.ok) {
           connection.close();
-          resolve(banner);
+          resolve({ ...banner, greeted: false });
           return;
         }
         resolve({ ok: true, value: { connection, banner: banner.value } });
@@ -155,6 +176,9 @@ export class SmtpConnection {
   close(): void {
     this.#closed ??= 'closed by us';
     this.#socket.destroy();
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal = undefined;
+    this.#wake();
   }
 
   /** Reads one complete (possibly multi-line) reply. */

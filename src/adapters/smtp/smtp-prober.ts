@@ -2,17 +2,26 @@
  * The SMTP probe (DESIGN §2): MX hosts in preference order, RCPT TO without DATA, catch-all
  * detection once per domain (cached), and shared sessions: probes for one domain that arrive
  * together (a bulk request, a list) are queued and asked over one session per MX host, several
- * RCPTs per transaction, under a per-host and a global cap on sessions.
+ * RCPTs per transaction. Its parts: the queue per domain (`domain-queue.ts`), opening sessions
+ * under every cap and budget (`mx-connector.ts`), asking a session about the queue
+ * (`session-drain.ts`) and the catch-all memory (`catch-all-memory.ts`).
+ *
+ * One tenant must not be able to stall the probe for the others: each account may have only
+ * `accountProbes` probes under way at once (a share of the sessions), every wait is bounded by the
+ * probe's own timeout, and a probe nobody waits for any more leaves the queue; once nobody waits
+ * for a domain, the sessions being opened or used for it are cancelled and their sockets closed.
  */
-import { probeRefusal } from '../../verification/checks/smtp/address-guard.ts';
-import { catchAllProbeLocalPart, combineWithCatchAll } from '../../verification/checks/smtp/catch-all.ts';
-import type { RcptVerdict } from '../../verification/checks/smtp/reply.ts';
 import type { Clock, DnsResolver, MailboxProber, ProbeRequest } from '../../verification/ports.ts';
-import type { MxRecord, SmtpCheck, SmtpUnknownReason } from '../../verification/report.ts';
+import type { SmtpCheck } from '../../verification/report.ts';
+import { CatchAllMemory } from './catch-all-memory.ts';
 import type { CatchAllStore } from './catch-all-store.ts';
+import type { ConnectionBudget } from './connection-budget.ts';
+import { DomainQueue, type Waiting } from './domain-queue.ts';
 import { type HostSessionLimiter, MemoryHostLimiter } from './host-session-limiter.ts';
-import { Semaphore } from './semaphore.ts';
-import { type ProbeIdentity, type RcptOutcome, type SessionFailure, SmtpSession } from './smtp-session.ts';
+import { MxConnector } from './mx-connector.ts';
+import { KeyedSemaphores, Semaphore } from './semaphore.ts';
+import { drainQueue, unknownCheck } from './session-drain.ts';
+import type { ProbeIdentity } from './smtp-session.ts';
 
 export interface SmtpProberOptions {
   port: number;
@@ -29,7 +38,16 @@ export interface SmtpProberOptions {
   perHostSessions?: number;
   /** Open sessions in all. */
   maxSessions?: number;
+  /** Probes one account may have under way at once: its share of the sessions. */
+  accountProbes?: number;
+  /** MX hosts tried per session, and addresses per host. */
+  maxMxHosts?: number;
+  addressesPerHost?: number;
+  /** The longest wait for a session slot at one MX address before trying the next. */
+  hostWaitMs?: number;
   catchAllTtlSeconds?: number;
+  /** Catch-all verdicts kept in this process's memory, least recently used dropped first. */
+  catchAllEntries?: number;
   /** When a greylisting server gives no delay. */
   greylistRetrySeconds?: number;
   random?: () => number;
@@ -37,65 +55,86 @@ export interface SmtpProberOptions {
   catchAllStore?: CatchAllStore;
   /** Caps sessions per MX host address; per process (perHostSessions) unless given. */
   hostLimiter?: HostSessionLimiter;
+  /** Token buckets on connections per address, domain and account; none when omitted. */
+  connectionBudget?: ConnectionBudget;
 }
 
-type Tuning = Required<Omit<SmtpProberOptions, 'catchAllStore' | 'hostLimiter'>>;
-
-interface Waiting {
-  request: ProbeRequest;
-  resolve: (check: SmtpCheck) => void;
-}
-
-interface DomainQueue {
-  mxHosts: MxRecord[];
-  waiting: Waiting[];
-  workers: number;
-}
+type Tuning = Required<Omit<SmtpProberOptions, 'catchAllStore' | 'hostLimiter' | 'connectionBudget'>>;
 
 /** Probes mailboxes over SMTP. */
 export class SmtpProber implements MailboxProber {
-  readonly #dns: DnsResolver;
-  readonly #clock: Clock;
   readonly #options: Tuning;
   readonly #queues = new Map<string, DomainQueue>();
-  readonly #catchAll = new Map<string, { catchAll: boolean; expiresMs: number }>();
-  readonly #hostSessions: HostSessionLimiter;
-  readonly #catchAllStore: CatchAllStore | undefined;
-  readonly #allSessions: Semaphore;
+  readonly #catchAll: CatchAllMemory;
+  readonly #accountProbes: KeyedSemaphores;
+  readonly #connector: MxConnector;
 
   constructor(dns: DnsResolver, clock: Clock, options: SmtpProberOptions) {
-    this.#dns = dns;
-    this.#clock = clock;
     this.#options = {
       maxRecipientsPerTransaction: 20,
       perHostSessions: 2,
       maxSessions: 200,
+      accountProbes: 50,
+      maxMxHosts: 3,
+      addressesPerHost: 2,
+      hostWaitMs: 3000,
       catchAllTtlSeconds: 3600,
+      catchAllEntries: 50_000,
       greylistRetrySeconds: 300,
       random: Math.random,
       ...options,
     };
-    this.#hostSessions = options.hostLimiter ?? new MemoryHostLimiter(this.#options.perHostSessions);
-    this.#catchAllStore = options.catchAllStore;
-    this.#allSessions = new Semaphore(this.#options.maxSessions);
+    this.#catchAll = new CatchAllMemory(clock, {
+      ttlSeconds: this.#options.catchAllTtlSeconds,
+      maxEntries: this.#options.catchAllEntries,
+      store: options.catchAllStore,
+    });
+    this.#accountProbes = new KeyedSemaphores(this.#options.accountProbes);
+    this.#connector = new MxConnector(
+      dns,
+      this.#options,
+      {
+        host: options.hostLimiter ?? new MemoryHostLimiter(this.#options.perHostSessions),
+        all: new Semaphore(this.#options.maxSessions),
+      },
+      options.connectionBudget,
+    );
   }
 
   /** Probes one address; resolves within probeTimeoutMs whatever the server does. */
   probe(request: ProbeRequest): Promise<SmtpCheck> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(unknown('timeout', null)), this.#options.probeTimeoutMs);
+      let queued: { queue: DomainQueue; waiting: Waiting } | null = null;
+      let releaseShare: (() => void) | null = null;
+      let settled = false;
       const settle = (check: SmtpCheck) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
+        releaseShare?.();
         resolve(check);
       };
-      let queue = this.#queues.get(request.asciiDomain);
-      if (queue === undefined) {
-        queue = { mxHosts: request.mxHosts, waiting: [], workers: 0 };
-        this.#queues.set(request.asciiDomain, queue);
-      }
-      queue.waiting.push({ request, resolve: settle });
-      // Start workers on the next turn, so probes arriving together share sessions.
-      setImmediate(() => this.#startWorkers(request.asciiDomain));
+      const timer = setTimeout(() => {
+        // Nobody waits for this answer any more: out of the queue, so no session opens for it.
+        if (queued !== null) queued.queue.leave(queued.waiting);
+        settle(unknownCheck('timeout', null));
+      }, this.#options.probeTimeoutMs);
+      // The account's share first: an account past it waits here, holding no session or slot.
+      void this.#accountProbes
+        .acquire(request.accountId ?? '', this.#options.probeTimeoutMs)
+        .then((release) => {
+          if (release === null) return;
+          if (settled) return release();
+          releaseShare = release;
+          let queue = this.#queues.get(request.asciiDomain);
+          if (queue === undefined) {
+            queue = new DomainQueue(request.mxHosts);
+            this.#queues.set(request.asciiDomain, queue);
+          }
+          queued = { queue, waiting: queue.enqueue(request, settle) };
+          // Start workers on the next turn, so probes arriving together share sessions.
+          setImmediate(() => this.#startWorkers(request.asciiDomain));
+        });
     });
   }
 
@@ -107,186 +146,39 @@ export class SmtpProber implements MailboxProber {
       Math.ceil(queue.waiting.length / this.#options.maxRecipientsPerTransaction),
     );
     while (queue.workers < wanted) {
-      queue.workers += 1;
-      void this.#work(domain, queue).finally(() => {
-        queue.workers -= 1;
-        if (queue.workers === 0 && queue.waiting.length === 0) this.#queues.delete(domain);
-        else if (queue.waiting.length > 0) this.#startWorkers(domain);
+      const worker = queue.startWorker();
+      void this.#work(domain, queue, worker.signal).finally(() => {
+        worker.done();
+        if (queue.idle) {
+          if (this.#queues.get(domain) === queue) this.#queues.delete(domain);
+        } else if (queue.waiting.length > 0) this.#startWorkers(domain);
       });
     }
   }
 
   /** One session's life: connect to the best reachable MX host, then drain the domain's queue. */
-  async #work(domain: string, queue: DomainQueue): Promise<void> {
-    const releaseGlobal = await this.#allSessions.acquire();
+  async #work(domain: string, queue: DomainQueue, signal: AbortSignal): Promise<void> {
+    const deadlineMs = Date.now() + this.#options.probeTimeoutMs;
+    const opened = await this.#connector.open({
+      domain,
+      mxHosts: queue.mxHosts,
+      accountId: queue.waiting[0]?.request.accountId,
+      deadlineMs,
+      signal,
+    });
+    if ('reason' in opened) {
+      // Cancelled: whoever queued since then was not waited for here and gets a fresh worker.
+      if (signal.aborted) return;
+      for (const waiting of queue.waiting.splice(0))
+        waiting.resolve(unknownCheck(opened.reason, opened.reply));
+      return;
+    }
+    const { session, mxHost, release } = opened;
     try {
-      const opened = await this.#openSession(queue.mxHosts);
-      if ('reason' in opened) {
-        for (const waiting of queue.waiting.splice(0)) waiting.resolve(unknown(opened.reason, opened.reply));
-        return;
-      }
-      const { session, mxHost, release } = opened;
-      try {
-        await this.#drain(domain, queue, session, mxHost);
-      } finally {
-        await session.quit();
-        release();
-      }
+      await drainQueue({ domain, queue, session, mxHost, deadlineMs, signal }, this.#catchAll, this.#options);
     } finally {
-      releaseGlobal();
+      await session.quit();
+      release();
     }
   }
-
-  async #drain(domain: string, queue: DomainQueue, session: SmtpSession, mxHost: string): Promise<void> {
-    for (;;) {
-      const batch = queue.waiting.splice(0, this.#options.maxRecipientsPerTransaction);
-      if (batch.length === 0) return;
-      const internationalized = batch.some((w) => w.request.internationalized);
-      const refused = await session.mailFrom(internationalized);
-      if (refused !== null) {
-        // The server refuses our envelope: nothing about these mailboxes can be learnt here.
-        for (const waiting of [...batch, ...queue.waiting.splice(0)])
-          waiting.resolve(unknown(refused.reason, refused.reply));
-        return;
-      }
-      if (this.#catchAllStore !== undefined && this.#cachedCatchAll(domain) === undefined) {
-        await this.#loadCatchAll(this.#catchAllStore, domain);
-      }
-      const probeCatchAll = this.#cachedCatchAll(domain) === undefined;
-      const randomAddress = `${catchAllProbeLocalPart(this.#options.random)}@${domain}`;
-      const addresses = batch.map((w) => `${w.request.localPart}@${w.request.asciiDomain}`);
-      const outcomes = await session.rcptToMany(probeCatchAll ? [randomAddress, ...addresses] : addresses);
-      const randomOutcome = probeCatchAll ? outcomes.shift()! : null;
-      if (randomOutcome !== null) this.#rememberCatchAll(domain, randomOutcome.verdict);
-      const randomVerdict = randomOutcome?.verdict ?? this.#knownCatchAllVerdict(domain);
-
-      const retry: Waiting[] = [];
-      batch.forEach((waiting, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.verdict.kind === 'too_many_recipients') retry.push(waiting);
-        else waiting.resolve(this.#check(outcome, randomVerdict, mxHost, session));
-      });
-      if (retry.length === batch.length && randomOutcome?.verdict.kind !== 'too_many_recipients') {
-        // Not even one recipient fits a transaction: the server's limit is not usable.
-        for (const waiting of retry) waiting.resolve(unknown('protocol_error', outcomes[0]?.reply ?? null));
-      } else {
-        queue.waiting.unshift(...retry);
-      }
-      if (outcomes.some((o) => o.verdict.kind === 'unknown' && o.reply === null)) {
-        // The connection broke: what is left waits for a fresh session.
-        return;
-      }
-    }
-  }
-
-  #check(
-    outcome: RcptOutcome,
-    randomVerdict: RcptVerdict | null,
-    mxHost: string,
-    session: SmtpSession,
-  ): SmtpCheck {
-    const combined = combineWithCatchAll(outcome.verdict, randomVerdict);
-    return {
-      verdict: combined.verdict,
-      catchAll: combined.catchAll,
-      unknownReason: combined.unknownReason,
-      reply: outcome.reply,
-      mxHost,
-      retryAfterSeconds: combined.unknownReason === 'greylisted' ? this.#retryAfter(outcome) : null,
-      tls: { used: session.tls.used, verified: session.tls.authorized },
-    };
-  }
-
-  #retryAfter(outcome: RcptOutcome): number {
-    const stated = outcome.reply?.text.match(/(\d{1,5})\s*(?:s\b|sec|second)/i);
-    const seconds = stated ? Number(stated[1]) : this.#options.greylistRetrySeconds;
-    return Math.min(Math.max(seconds, 1), 86_400);
-  }
-
-  #cachedCatchAll(domain: string): boolean | undefined {
-    const cached = this.#catchAll.get(domain);
-    if (cached === undefined || cached.expiresMs <= this.#clock.now()) return undefined;
-    return cached.catchAll;
-  }
-
-  /** Copies another process's verdict into the map; a failing store is a miss. */
-  async #loadCatchAll(store: CatchAllStore, domain: string): Promise<void> {
-    const shared = await store.get(domain).catch(() => undefined);
-    if (shared === undefined) return;
-    // Kept locally for the full TTL: a verdict may thus live up to twice its TTL, which is fine.
-    const expiresMs = this.#clock.now() + this.#options.catchAllTtlSeconds * 1000;
-    this.#catchAll.set(domain, { catchAll: shared, expiresMs });
-  }
-
-  #knownCatchAllVerdict(domain: string): RcptVerdict | null {
-    const known = this.#cachedCatchAll(domain);
-    if (known === undefined) return null;
-    return known ? { kind: 'deliverable' } : { kind: 'undeliverable' };
-  }
-
-  #rememberCatchAll(domain: string, verdict: RcptVerdict): void {
-    // Only a clear answer is remembered; a greylisted or blocked random probe proves nothing.
-    if (verdict.kind !== 'deliverable' && verdict.kind !== 'undeliverable') return;
-    const expiresMs = this.#clock.now() + this.#options.catchAllTtlSeconds * 1000;
-    this.#catchAll.set(domain, { catchAll: verdict.kind === 'deliverable', expiresMs });
-    this.#catchAllStore
-      ?.set(domain, verdict.kind === 'deliverable', this.#options.catchAllTtlSeconds)
-      .catch(() => {});
-  }
-
-  /** Tries the MX hosts in preference order, each address of each, skipping refused ranges. */
-  async #openSession(
-    mxHosts: readonly MxRecord[],
-  ): Promise<{ session: SmtpSession; mxHost: string; release: () => void } | SessionFailure> {
-    let last: SessionFailure = { reason: 'connect_failed', reply: null, unreachable: true };
-    for (const mx of mxHosts) {
-      for (const ip of await this.#addressesOf(mx.exchange)) {
-        if (!this.#options.allowPrivate && probeRefusal(ip) !== null) {
-          last = { reason: 'probe_refused', reply: null, unreachable: true };
-          continue;
-        }
-        let release: () => void;
-        try {
-          release = await this.#hostSessions.acquire(ip);
-        } catch {
-          // Every slot at this address stayed taken (by other processes): try the next one.
-          last = { reason: 'connect_failed', reply: null, unreachable: true };
-          continue;
-        }
-        const opened = await SmtpSession.open(
-          {
-            ip,
-            hostname: mx.exchange,
-            port: this.#options.port,
-            connectTimeoutMs: this.#options.connectTimeoutMs,
-            commandTimeoutMs: this.#options.commandTimeoutMs,
-          },
-          this.#options.identity,
-        );
-        if (opened instanceof SmtpSession) return { session: opened, mxHost: mx.exchange, release };
-        release();
-        last = opened;
-        // A host that answered and refused us speaks for the domain; only silence moves on.
-        if (!opened.unreachable) return opened;
-      }
-    }
-    return last;
-  }
-
-  async #addressesOf(host: string): Promise<string[]> {
-    const [a, aaaa] = await Promise.all([this.#dns.resolveA(host), this.#dns.resolveAaaa(host)]);
-    return [...(a.kind === 'ok' ? a.records : []), ...(aaaa.kind === 'ok' ? aaaa.records : [])];
-  }
-}
-
-function unknown(reason: SmtpUnknownReason, reply: SmtpCheck['reply']): SmtpCheck {
-  return {
-    verdict: 'unknown',
-    catchAll: null,
-    unknownReason: reason,
-    reply,
-    mxHost: null,
-    retryAfterSeconds: null,
-    tls: null,
-  };
 }

@@ -20,6 +20,8 @@ export interface SessionTarget {
   port: number;
   connectTimeoutMs: number;
   commandTimeoutMs: number;
+  /** Aborted when nobody waits for this session any more: its socket closes at once. */
+  signal?: AbortSignal;
 }
 
 /** A session could not be opened or continued: why, and the reply that said so. */
@@ -28,6 +30,10 @@ export interface SessionFailure {
   reply: SmtpReply | null;
   /** True when the host could not be reached at all: the next MX host is worth a try. */
   unreachable: boolean;
+  /** True when the address actively refused the connection (nothing listens on the port). */
+  refused?: boolean;
+  /** True when the host took the connection but never greeted: its other addresses are not tried. */
+  silent?: boolean;
 }
 
 /** One RCPT's outcome with the reply that decided it. */
@@ -72,6 +78,8 @@ export class SmtpSession {
         reason: FAILURE_REASONS[opened.failure],
         reply: null,
         unreachable: opened.failure !== 'protocol_error',
+        refused: opened.failure === 'connect_failed' && opened.detail.includes('ECONNREFUSED'),
+        silent: opened.failure === 'timeout' && opened.greeted === false,
       };
     }
     const { connection, banner } = opened.value;

@@ -5,7 +5,7 @@
  * marked, and the marks the quota could not cover are taken back before the commit.
  */
 import type { Kysely } from 'kysely';
-import type { AddressCharge } from '../../jobs/list-store.ts';
+import { type AddressCharge, LIVE_LIST_STATES } from '../../jobs/list-store.ts';
 import { ensureUsageRow, grantVerifications } from './kysely-store.ts';
 import type { DatabaseSchema } from './schema.ts';
 
@@ -15,8 +15,25 @@ export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
     listId: string,
     addressKeys: readonly string[],
     charge: AddressCharge,
-  ): Promise<{ charged: string[]; used: number }> =>
+  ): Promise<{ charged: string[]; used: number; stopped?: true }> =>
     db.transaction().execute(async (trx) => {
+      // Holding the list's row: a pause or cancel waits for this charge, or this charge sees it and
+      // charges nothing, so nothing is charged once the pause or cancel was acknowledged.
+      const list = await trx
+        .selectFrom('lists')
+        .select('state')
+        .where('id', '=', listId)
+        .forShare()
+        .executeTakeFirst();
+      if (list === undefined || !(LIVE_LIST_STATES as readonly string[]).includes(list.state)) {
+        const usage = await trx
+          .selectFrom('usage')
+          .select('verifications')
+          .where('api_key_id', '=', charge.keyId)
+          .where('month', '=', charge.month)
+          .executeTakeFirst();
+        return { charged: [], used: usage?.verifications ?? 0, stopped: true as const };
+      }
       if (addressKeys.length > 0) {
         // Lock the rows in one global order (by key) before marking them. The UPDATE alone locks
         // them in its plan's order (index order for a short key list, heap order for a long one),

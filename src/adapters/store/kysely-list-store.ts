@@ -16,6 +16,7 @@ import type {
   ResultRow,
   UploadedRow,
 } from '../../jobs/list-store.ts';
+import { compareTurns, LIVE_LIST_STATES, type ListStart, type ListTurn } from '../../jobs/list-store.ts';
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
 import { type CountColumn, countColumnOf, toListRecord } from './list-rows.ts';
@@ -242,6 +243,106 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     return rows.map((row) => row.id);
   }
 
+  async startRun(listId: string, now: Date, maxRunning: number): Promise<ListStart> {
+    const at = now.toISOString();
+    // A lost race (a pause, another worker) is looked at again; the third look decides.
+    for (let look = 0; look < 3; look++) {
+      const list = await this.#db
+        .selectFrom('lists')
+        .select(['state', 'not_before', 'account_id'])
+        .where('id', '=', listId)
+        .executeTakeFirst();
+      if (list === undefined || (list.state !== 'queued' && list.state !== 'running'))
+        return { kind: 'idle' };
+      if (list.state === 'running' && list.not_before === null) return { kind: 'running' };
+      if (list.not_before !== null && list.not_before > at) return { kind: 'waiting', at: list.not_before };
+      const notBefore = list.not_before;
+      const started = await this.#db
+        .updateTable('lists')
+        .set({
+          state: 'running',
+          not_before: null,
+          updated_at: at,
+          started_at: sql<string>`coalesce(started_at, ${at})`,
+        })
+        .where('id', '=', listId)
+        .where('state', '=', list.state)
+        .where((eb) => (notBefore === null ? eb('not_before', 'is', null) : eb('not_before', '=', notBefore)))
+        // The cap is in the same statement; on PostgreSQL two workers starting lists of one account
+        // in the same instant may both pass it (READ COMMITTED): one list over, until one ends.
+        .where(
+          sql<boolean>`(select count(*) from lists as others where others.account_id = ${list.account_id} and others.state = 'running' and others.not_before is null) < ${maxRunning}`,
+        )
+        .executeTakeFirst();
+      if (started.numUpdatedRows > 0n) return { kind: 'started' };
+      const now2 = await this.#db
+        .selectFrom('lists')
+        .select(['state', 'not_before'])
+        .where('id', '=', listId)
+        .executeTakeFirst();
+      if (now2?.state === list.state && now2.not_before === list.not_before) return { kind: 'capped' };
+    }
+    return { kind: 'capped' };
+  }
+
+  async waitUntil(listId: string, at: Date): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('lists')
+      .set({ not_before: at.toISOString() })
+      .where('id', '=', listId)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async listTurns(now: Date): Promise<ListTurn[]> {
+    const at = now.toISOString();
+    // The oldest ready list of each account (window functions: SQLite 3.25+, PostgreSQL).
+    const ready = await sql<{ id: string; account_id: string; api_key_id: string; created_at: string }>`
+      select id, account_id, api_key_id, created_at from (
+        select id, account_id, api_key_id, created_at,
+               row_number() over (partition by account_id order by created_at, id) as turn
+          from lists
+         where (state = 'queued' or (state = 'running' and not_before is not null))
+           and (not_before is null or not_before <= ${at})
+      ) ranked where turn = 1`.execute(this.#db);
+    if (ready.rows.length === 0) return [];
+    const accounts = await this.#db
+      .selectFrom('lists')
+      .select([
+        'account_id',
+        sql<number>`sum(case when state = 'running' and not_before is null then 1 else 0 end)`.as('running'),
+        sql<string | null>`max(started_at)`.as('last_started'),
+      ])
+      .where('account_id', 'in', [...new Set(ready.rows.map((row) => row.account_id))])
+      .groupBy('account_id')
+      .execute();
+    const accountOf = new Map(accounts.map((row) => [row.account_id, row]));
+    return ready.rows
+      .map((row) => ({
+        listId: row.id,
+        accountId: row.account_id,
+        apiKeyId: row.api_key_id,
+        running: Number(accountOf.get(row.account_id)?.running ?? 0),
+        lastStartedAt: accountOf.get(row.account_id)?.last_started ?? null,
+        createdAt: row.created_at,
+      }))
+      .sort((x, y) => compareTurns(x, y) || x.createdAt.localeCompare(y.createdAt))
+      .map(({ createdAt: _, ...turn }) => turn);
+  }
+
+  async inFlightCharges(listId: string): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('list_addresses')
+      .select('address_key')
+      .where('list_id', '=', listId)
+      .where('charged', '=', 1)
+      .where('done', '=', 0)
+      .where('retry_at', 'is', null)
+      .execute();
+    return rows.map((row) => row.address_key);
+  }
+
   async quotaPausedLists(): Promise<Array<{ id: string; apiKeyId: string }>> {
     const rows = await this.#db
       .selectFrom('lists')
@@ -334,7 +435,28 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .execute();
   }
 
-  async saveResults(
+  /**
+   * On PostgreSQL (SQLite has its own): in one transaction that first holds the list's row, so a
+   * pause or cancel either waits for this save or is seen by it (and then nothing is saved).
+   */
+  saveResults(
+    listId: string,
+    results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
+  ): Promise<void> {
+    return this.#db.transaction().execute(async (trx) => {
+      const list = await trx
+        .selectFrom('lists')
+        .select('state')
+        .where('id', '=', listId)
+        .forShare()
+        .executeTakeFirst();
+      if (list === undefined || !(LIVE_LIST_STATES as readonly string[]).includes(list.state)) return;
+      await this.#saveResults(trx, listId, results);
+    });
+  }
+
+  async #saveResults(
+    db: Kysely<DatabaseSchema>,
     listId: string,
     results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
   ): Promise<void> {
@@ -343,7 +465,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     let addresses = 0;
     for (const { addressKey, result } of results) {
       // `done = 0` makes a second save (a re-run after a crash) change nothing and count nothing.
-      const saved = await this.#db
+      const saved = await db
         .updateTable('list_addresses')
         .set({ done: 1, retry_at: null, status: result.status, result: JSON.stringify(result) })
         .where('list_id', '=', listId)
@@ -363,7 +485,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       processed_addresses: sql<number>`processed_addresses + ${addresses}`,
     };
     for (const [column, count] of added) counters[column] = sql<number>`${sql.ref(column)} + ${count}`;
-    await this.#db.updateTable('lists').set(counters).where('id', '=', listId).execute();
+    await db.updateTable('lists').set(counters).where('id', '=', listId).execute();
   }
 
   async deferAddresses(
@@ -382,6 +504,16 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
         .where('list_id', '=', listId)
         .where('address_key', '=', addressKey)
         .where('done', '=', 0)
+        // A paused or cancelled list keeps what it had: no result lands after the pause or cancel.
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('lists')
+              .select('lists.id')
+              .where('lists.id', '=', listId)
+              .where('lists.state', 'in', [...LIVE_LIST_STATES]),
+          ),
+        )
         .execute();
     }
   }

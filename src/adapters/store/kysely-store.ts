@@ -11,9 +11,6 @@ import { transactionalChargeAddresses } from './kysely-charge-addresses.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
 
-/** The well-known id of the account CLI-made keys belong to; a fixed id makes creation race-free. */
-export const DEFAULT_ACCOUNT_ID = 'default';
-
 /** `Store` on a Kysely database of either dialect. */
 export class KyselyStore implements Store {
   readonly kind: Store['kind'];
@@ -38,19 +35,9 @@ export class KyselyStore implements Store {
     return toAccount(row);
   }
 
-  async defaultAccount(): Promise<Account> {
-    // Two first callers both insert; the loser's insert does nothing and both read the same row.
-    await this.#db
-      .insertInto('accounts')
-      .values({ id: DEFAULT_ACCOUNT_ID, name: 'Default', created_at: new Date().toISOString() })
-      .onConflict((conflict) => conflict.column('id').doNothing())
-      .execute();
-    const row = await this.#db
-      .selectFrom('accounts')
-      .selectAll()
-      .where('id', '=', DEFAULT_ACCOUNT_ID)
-      .executeTakeFirstOrThrow();
-    return toAccount(row);
+  async findAccount(id: string): Promise<Account | null> {
+    const row = await this.#db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? null : toAccount(row);
   }
 
   async createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {

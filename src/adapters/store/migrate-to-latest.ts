@@ -3,7 +3,8 @@
  * several `mailvet serve` / `worker` processes may start at once (DESIGN §5).
  *
  * PostgreSQL: the Migrator's PostgresAdapter takes a session advisory lock (`pg_advisory_lock`)
- * and applies the migrations in one transaction; that is enough.
+ * and applies the migrations in one transaction; that is enough. Its table checks look at our own
+ * schema only (other schemas on a shared server may vanish mid-scan).
  * SQLite: the Migrator's SqliteAdapter lock is a no-op (it only guards the one connection of one
  * Kysely instance) and it runs without a transaction, so two processes would both apply 0001.
  * Here the whole run is wrapped in `BEGIN IMMEDIATE`, which takes the file's write lock (other
@@ -12,6 +13,7 @@
 import { resolve } from 'node:path';
 import { type Kysely, Migrator, sql } from 'kysely';
 import { migrationProvider } from './migrations/index.ts';
+import { withOwnSchemaIntrospection } from './postgres/own-schema-introspection.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 /** Migrates a PostgreSQL database; returns the names applied by this call. */
@@ -22,8 +24,9 @@ export async function migratePostgres(db: Kysely<DatabaseSchema>): Promise<strin
     throw new Error('PostgreSQL: the search_path names no existing schema to migrate');
   }
   // The Migrator looks for its own tables in every visible schema unless told which one; a
-  // `kysely_migration` table in another schema of the same database would fool it.
-  return runMigrator(db, schema);
+  // `kysely_migration` table in another schema of the same database would fool it. And it must not
+  // scan the other schemas at all: one dropped mid-scan would fail our start-up.
+  return runMigrator(withOwnSchemaIntrospection(db, schema), schema);
 }
 
 /** Migrates the SQLite database at `file`; returns the names applied by this call. */

@@ -2,7 +2,6 @@
  * The one place that picks the store's backend from configuration (DESIGN §4): PostgreSQL when
  * `DATABASE_URL` is a postgres URL, else SQLite in the data directory. Migrations run first.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Store } from '../../accounts/store.ts';
@@ -10,6 +9,7 @@ import { KyselyStore } from './kysely-store.ts';
 import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
 import { createPostgresDatabase } from './postgres/postgres-database.ts';
 import type { DatabaseSchema } from './schema.ts';
+import { createPrivateFile, preparePrivateDir } from './sqlite/private-files.ts';
 import { createSqliteDatabase } from './sqlite/sqlite-database.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 
@@ -73,8 +73,9 @@ function connect(options: StoreOptions): Connected {
   // A DATABASE_URL for another database must not quietly fall back to a local SQLite file: in
   // scale-out every process would keep its own quota counts.
   if (url !== '') throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
-  mkdirSync(options.dataDir, { recursive: true });
+  preparePrivateDir(options.dataDir);
   const file = join(options.dataDir, 'mailvet.db');
+  createPrivateFile(file);
   const { db, connection } = createSqliteDatabase(file);
   return {
     db,

@@ -71,6 +71,8 @@ export interface ListsTable {
   updated_at: string;
   started_at: Generated<string | null>;
   finished_at: Generated<string | null>;
+  /** While set, the list waits for a re-check and holds no worker slot (migration 0005). */
+  not_before: Generated<string | null>;
 }
 
 /** `list_rows`: every uploaded row, in upload order. */

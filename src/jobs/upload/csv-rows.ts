@@ -10,11 +10,16 @@ import { UploadError } from './upload-error.ts';
 import { type ByteSource, checkUtf8 } from './utf8.ts';
 
 /**
- * Longest record (row) accepted by default, in characters: well above the 10 MB rows real exports
- * can hold (notes columns), and a clear error instead of unbounded memory for a file with no
- * line breaks or an unclosed quote.
+ * The bounds on one row. A row is parsed whole into memory, a batch of rows is held until it is
+ * stored, and each cell becomes a string with its own overhead: a file of very wide rows drove a
+ * server to gigabytes of memory. So a row may be about 1 MB of text (a clear error, not unbounded
+ * memory, for a file with no line breaks or an unclosed quote), hold 1,000 columns, and carry
+ * 64 KB besides its address: far above what a contact export holds (a few dozen columns of names,
+ * companies and notes).
  */
-export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
+export const MAX_RECORD_CHARS = 1_000_000;
+export const MAX_COLUMNS = 1000;
+export const MAX_OTHER_CELL_BYTES = 64 * 1024;
 
 export interface CsvUploadOptions {
   /** The email column's header name (case-insensitive) or 1-based number; found otherwise. */
@@ -23,6 +28,10 @@ export interface CsvUploadOptions {
   maxRows: number;
   /** Longest row, in characters; {@link MAX_RECORD_CHARS} by default. */
   maxRecordChars?: number | undefined;
+  /** Most cells in a row; {@link MAX_COLUMNS} by default. */
+  maxColumns?: number | undefined;
+  /** Most UTF-8 bytes in a row's cells other than the address; {@link MAX_OTHER_CELL_BYTES} by default. */
+  maxOtherCellBytes?: number | undefined;
 }
 
 /** One data row: its address (trimmed) and every cell as uploaded. */
@@ -53,10 +62,13 @@ export interface CsvUpload {
  * lengths; empty lines are skipped.
  *
  * @throws UploadError (field `file` or `column`): not UTF-8, not CSV, a row over the size limit,
- *   no email column, no data rows, more than `maxRows` rows, an address cell over 1024 characters.
+ *   no email column, no data rows, more than `maxRows` rows, a row with more than `maxColumns`
+ *   cells or more than `maxOtherCellBytes` besides its address, an address cell over 1024 characters.
  */
 export async function readCsvUpload(source: ByteSource, options: CsvUploadOptions): Promise<CsvUpload> {
   const maxRecordChars = options.maxRecordChars ?? MAX_RECORD_CHARS;
+  const maxColumns = options.maxColumns ?? MAX_COLUMNS;
+  const maxOtherCellBytes = options.maxOtherCellBytes ?? MAX_OTHER_CELL_BYTES;
   const parser = parse({
     bom: true,
     relax_column_count: true,
@@ -93,6 +105,7 @@ export async function readCsvUpload(source: ByteSource, options: CsvUploadOption
     const firstRecord = await next();
     if (firstRecord === undefined)
       throw new UploadError('validation_failed', 'the file holds no rows', 'file');
+    checkWidth(firstRecord, 0, maxColumns);
     layout = detectLayout(firstRecord, options.column);
     header = layout.hasHeader ? firstRecord : layout.syntheticHeader;
     first = layout.hasHeader ? await next() : firstRecord;
@@ -119,6 +132,8 @@ export async function readCsvUpload(source: ByteSource, options: CsvUploadOption
             'file',
           );
         }
+        checkWidth(record, count, maxColumns);
+        checkOtherCells(record, emailIndex, count, maxOtherCellBytes);
         const email = (record[emailIndex] ?? '').trim();
         if (codePointLength(email, MAX_EMAIL_LENGTH) > MAX_EMAIL_LENGTH) {
           throw new UploadError(
@@ -134,6 +149,32 @@ export async function readCsvUpload(source: ByteSource, options: CsvUploadOption
     }
   }
   return { header, hasHeader: layout.hasHeader, emailIndex, rows: rows() };
+}
+
+/** Row `row` (0: the first record, header or not) has at most `maxColumns` cells. */
+function checkWidth(record: readonly string[], row: number, maxColumns: number): void {
+  if (record.length <= maxColumns) return;
+  const which = row === 0 ? 'the first row' : `row ${row}`;
+  throw new UploadError(
+    'validation_failed',
+    `${which} has ${record.length} columns: at most ${maxColumns} are accepted`,
+    'file',
+  );
+}
+
+/** The cells of data row `row` other than its address hold at most `limit` UTF-8 bytes. */
+function checkOtherCells(record: readonly string[], emailIndex: number, row: number, limit: number): void {
+  let bytes = 0;
+  for (let i = 0; i < record.length; i++) {
+    if (i !== emailIndex) bytes += Buffer.byteLength(record[i]!);
+  }
+  if (bytes > limit) {
+    throw new UploadError(
+      'validation_failed',
+      `row ${row}: the cells besides the address hold ${bytes} bytes: at most ${limit} are accepted`,
+      'file',
+    );
+  }
 }
 
 function asUploadError(error: unknown, maxRecordChars: number): unknown {

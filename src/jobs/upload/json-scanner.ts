@@ -12,6 +12,7 @@ import {
   TokenParserError,
   TokenType,
 } from '@streamparser/json';
+import { JsonTokenBounds } from './json-token-bounds.ts';
 import { checkListName, checkWebhookUrl, isEmailEntry, MAX_EMAIL_LENGTH } from './list-fields.ts';
 import { UploadError } from './upload-error.ts';
 
@@ -37,6 +38,7 @@ export class ListBodyScanner {
   emailCount = 0;
 
   readonly #maxRows: number;
+  readonly #bounds = new JsonTokenBounds();
   readonly #tokenizer = new Tokenizer({ emitPartialTokens: true });
   // No paths: it emits nothing and drops each finished value from its parent, checking grammar only.
   readonly #grammar = new TokenParser({ paths: [], keepStack: false });
@@ -55,6 +57,8 @@ export class ListBodyScanner {
 
   /** Feeds the next chunk of UTF-8 bytes. @throws UploadError */
   write(chunk: Uint8Array): void {
+    // Before the tokenizer: it re-reads an unfinished number from its start at every chunk.
+    this.#bounds.check(chunk);
     try {
       this.#tokenizer.write(chunk);
     } catch (error) {

@@ -10,12 +10,37 @@ import type { DnsCheck, DnsFailure, MxRecord } from '../report.ts';
 const NXDOMAIN: DnsCheck = Object.freeze({ outcome: 'nxdomain' });
 const NULL_MX: DnsCheck = Object.freeze({ outcome: 'null_mx' });
 const NO_MAIL_HOST: DnsCheck = Object.freeze({ outcome: 'no_mail_host' });
-const FAILURES: Record<DnsFailure, DnsCheck> = {
-  servfail: Object.freeze({ outcome: 'error', failure: 'servfail', retry: true }),
-  timeout: Object.freeze({ outcome: 'error', failure: 'timeout', retry: true }),
-  refused: Object.freeze({ outcome: 'error', failure: 'refused', retry: true }),
-  network: Object.freeze({ outcome: 'error', failure: 'network', retry: true }),
-};
+const FAILURE_KINDS: readonly DnsFailure[] = [
+  'servfail',
+  'timeout',
+  'refused',
+  'network',
+  'unconfirmed_nxdomain',
+];
+
+/** One frozen failure result per kind, for each thing a resolver may know about whose it is. */
+function failureTable(ours: boolean | undefined): Record<DnsFailure, DnsCheck> {
+  const table = {} as Record<DnsFailure, DnsCheck>;
+  for (const failure of FAILURE_KINDS) {
+    table[failure] = Object.freeze(
+      ours === undefined
+        ? { outcome: 'error', failure, retry: true }
+        : { outcome: 'error', failure, retry: true, ours },
+    );
+  }
+  return table;
+}
+// Unknown (no health check behind the resolver), ours (it failed its control queries too), and
+// the domain's (it answered them).
+const FAILURES = failureTable(undefined);
+const OUR_FAILURES = failureTable(true);
+const DOMAIN_FAILURES = failureTable(false);
+
+/** The DNS stage's result for a failed answer, keeping whose failure the resolver said it was. */
+function failureOf(answer: { failure: DnsFailure; ours?: boolean }): DnsCheck {
+  const table = answer.ours === undefined ? FAILURES : answer.ours ? OUR_FAILURES : DOMAIN_FAILURES;
+  return table[answer.failure] ?? table.network;
+}
 
 /**
  * The MX outcome derived from one cached answer's records, kept so that a warm cache (which hands
@@ -77,7 +102,7 @@ export async function checkDns(asciiDomain: string, resolver: DnsResolver): Prom
   const mx = await resolver.resolveMx(asciiDomain);
   if (mx.kind === 'ok' && mx.records.length > 0) return mxOutcome(mx.records);
   if (mx.kind === 'nxdomain') return NXDOMAIN;
-  if (mx.kind === 'error') return FAILURES[mx.failure] ?? FAILURES.network;
+  if (mx.kind === 'error') return failureOf(mx);
 
   // NODATA for MX: RFC 5321 §5.1 falls back to the domain's own address records.
   const [a, aaaa] = await Promise.all([resolver.resolveA(asciiDomain), resolver.resolveAaaa(asciiDomain)]);
@@ -85,7 +110,7 @@ export async function checkDns(asciiDomain: string, resolver: DnsResolver): Prom
     return { outcome: 'implicit_mx', mxHosts: [{ exchange: canonicalHost(asciiDomain), priority: 0 }] };
   }
   // No address found: only a clean "nothing there" on both sides is decisive.
-  if (a.kind === 'error') return FAILURES[a.failure] ?? FAILURES.network;
-  if (aaaa.kind === 'error') return FAILURES[aaaa.failure] ?? FAILURES.network;
+  if (a.kind === 'error') return failureOf(a);
+  if (aaaa.kind === 'error') return failureOf(aaaa);
   return NO_MAIL_HOST;
 }

@@ -175,6 +175,60 @@ export function jobQueueContract(subject: JobQueueSubject): void {
       assert.equal(runs.count('lst_a'), 2);
     });
 
+    it(
+      'runs a deferred id again after its delay, its slot free meanwhile; no attempt used',
+      CASE_TIMEOUT,
+      async () => {
+        const log = errorLog();
+        const started: Array<{ listId: string; at: number }> = [];
+        const handler: JobHandler = async (listId) => {
+          started.push({ listId, at: Date.now() });
+          const runs = started.filter((run) => run.listId === listId).length;
+          // lst_wait asks to come back twice: more deferrals than its one attempt allows failures.
+          if (listId === 'lst_wait' && runs <= 2) return { runAgainInMs: 700 };
+        };
+        const queue = open({ attempts: 1, onError: log.onError });
+        queue.consume(handler, { concurrency: 1 });
+        await queue.enqueue('lst_wait');
+        await waitFor(() => started.length === 1, 'the first run');
+        // With one slot, these run only because the deferred id does not hold it.
+        await queue.enqueue('lst_other');
+        await waitFor(() => started.some((run) => run.listId === 'lst_other'), 'lst_other to run');
+        const waits = started.filter((run) => run.listId === 'lst_wait');
+        assert.equal(waits.length, 1, 'lst_other ran while lst_wait waited');
+        // One pending run per id: enqueues during the wait add nothing.
+        await queue.enqueue('lst_wait');
+        await queue.enqueue('lst_wait');
+        await waitFor(() => started.filter((run) => run.listId === 'lst_wait').length === 3, 'both re-runs');
+        await sleep(SETTLE_MS + 700);
+        const again = started.filter((run) => run.listId === 'lst_wait');
+        assert.equal(again.length, 3, 'the enqueues during the wait added no run');
+        // The delay is a floor (timers may fire a few ms early: allow 50 ms).
+        assert.ok(again[1]!.at - again[0]!.at >= 650, `re-run after ${again[1]!.at - again[0]!.at} ms`);
+        assert.ok(again[2]!.at - again[1]!.at >= 650, `re-run after ${again[2]!.at - again[1]!.at} ms`);
+        assert.deepEqual(log.errors, [], 'a deferral is not a failure');
+      },
+    );
+
+    it('runs a deferred id again when enqueued after its deferred run ended', CASE_TIMEOUT, async () => {
+      let runs = 0;
+      const queue = open();
+      queue.consume(
+        async () => {
+          runs++;
+          if (runs === 1) return { runAgainInMs: 50 };
+        },
+        { concurrency: 1 },
+      );
+      await queue.enqueue('lst_a');
+      await waitFor(() => runs === 2, 'the deferred re-run');
+      await sleep(SETTLE_MS);
+      assert.equal(runs, 2);
+      await enqueueUntilRun(queue, 'lst_a', () => runs, 3);
+      await sleep(SETTLE_MS);
+      assert.equal(runs, 3);
+    });
+
     it('never runs more than `concurrency` handlers, and does run that many', CASE_TIMEOUT, async () => {
       const ids = Array.from({ length: 12 }, (_, i) => `lst_${i}`);
       const full = gate();

@@ -16,8 +16,14 @@ export interface TinySmtp {
   close(): Promise<void>;
 }
 
-/** Starts the host; each session's first MAIL FROM is answered after `holdMs`. */
-export async function startTinySmtp(holdMs = 0): Promise<TinySmtp> {
+/**
+ * Starts the host; each session's first MAIL FROM is answered after `holdMs`. It listens on
+ * `listen.host` (127.0.0.1) and `listen.port` (any free port).
+ */
+export async function startTinySmtp(
+  holdMs = 0,
+  listen: { host?: string; port?: number } = {},
+): Promise<TinySmtp> {
   const sockets = new Set<Socket>();
   const state = { rcpts: [] as string[], open: 0, maxOpen: 0, sessions: 0 };
   const server = createServer((socket) => {
@@ -63,7 +69,10 @@ export async function startTinySmtp(holdMs = 0): Promise<TinySmtp> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port ?? 0, listen.host ?? '127.0.0.1', resolve);
+  });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return Object.assign(state, {

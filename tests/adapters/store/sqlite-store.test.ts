@@ -9,6 +9,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { migrateOnly, openStore } from '../../../src/adapters/store/open-store.ts';
 import { storeContract } from './store-contract.ts';
+import { ALL_MIGRATIONS } from './store-fixtures.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'mailvet-sqlite-store-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -42,7 +43,7 @@ describe('SQLite store file', () => {
 
   it('lists the migrations it applied, then none', async () => {
     const dataDir = join(root, 'migrate-only');
-    assert.deepEqual(await migrateOnly({ dataDir }), ['0001-accounts-keys-usage', '0002-list-jobs']);
+    assert.deepEqual(await migrateOnly({ dataDir }), ALL_MIGRATIONS);
     assert.deepEqual(await migrateOnly({ dataDir }), []);
   });
 

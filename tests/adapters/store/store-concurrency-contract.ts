@@ -9,10 +9,9 @@ import { fileURLToPath } from 'node:url';
 import type { Store } from '../../../src/accounts/store.ts';
 import { migrateOnly, openStore } from '../../../src/adapters/store/open-store.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
-import { createKey, type StoreContractTarget } from './store-fixtures.ts';
+import { ALL_MIGRATIONS, createKey, type StoreContractTarget } from './store-fixtures.ts';
 import type { StoreProcessJob } from './store-process.ts';
 
-const ALL_MIGRATIONS = ['0001-accounts-keys-usage', '0002-list-jobs'];
 const PROCESS_SCRIPT = fileURLToPath(new URL('./store-process.ts', import.meta.url));
 
 /** Registers the concurrency cases for one backend. */

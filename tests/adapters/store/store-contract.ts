@@ -40,16 +40,10 @@ export function storeContract(target: StoreContractTarget): void {
       assert.match(first.createdAt, ISO_INSTANT);
     });
 
-    it('gives every caller the same default account, even all at once', async () => {
-      const accounts = await Promise.all(Array.from({ length: 20 }, () => store.defaultAccount()));
-      const other = await openStore(target.options);
-      try {
-        accounts.push(...(await Promise.all([other.defaultAccount(), store.defaultAccount()])));
-      } finally {
-        await other.close();
-      }
-      assert.equal(new Set(accounts.map((account) => account.id)).size, 1);
-      assert.deepEqual(accounts[0], accounts.at(-1));
+    it('finds an account by id, and null for an unknown id', async () => {
+      const created = await store.createAccount('Findable');
+      assert.deepEqual(await store.findAccount(created.id), created);
+      assert.equal(await store.findAccount(randomUUID()), null);
     });
 
     it('creates a key and finds it by hash, with plan, prefix and null overrides', async () => {

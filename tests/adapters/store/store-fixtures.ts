@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, Store } from '../../../src/accounts/store.ts';
+import { migrationProvider } from '../../../src/adapters/store/migrations/index.ts';
 import type { StoreOptions } from '../../../src/adapters/store/open-store.ts';
 
 /** What a backend's test file provides. */
@@ -28,3 +29,6 @@ export async function createKey(store: Store, overrides: Partial<ApiKeyRecord> =
     rateLimit: overrides.rateLimit ?? null,
   });
 }
+
+/** Every migration's name, in the order they run: what a fresh database gets. */
+export const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();

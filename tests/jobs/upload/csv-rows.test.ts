@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { type CsvUploadOptions, readCsvUpload } from '../../../src/jobs/upload/csv-rows.ts';
+import {
+  type CsvUploadOptions,
+  MAX_COLUMNS,
+  MAX_OTHER_CELL_BYTES,
+  MAX_RECORD_CHARS,
+  readCsvUpload,
+} from '../../../src/jobs/upload/csv-rows.ts';
 import { UploadError } from '../../../src/jobs/upload/upload-error.ts';
 import type { ByteSource } from '../../../src/jobs/upload/utf8.ts';
 import { byteByByte, chunks, collect, heldOpen } from './sources.ts';
@@ -153,16 +159,52 @@ describe('readCsvUpload: limits and bad files', () => {
     ]);
   });
 
-  it('reads a row holding a 10 MB field', async () => {
-    const big = 'x'.repeat(10 * 1024 * 1024);
-    const text = `email,notes\na@x.de,"${big}"\nb@x.de,short\n`;
+  it('reads a row whose other cells hold up to 64 KB, split across chunks', async () => {
+    const notes = 'x'.repeat(MAX_OTHER_CELL_BYTES - 10);
+    const text = `email,notes,tag\na@x.de,"${notes}",0123456789\nb@x.de,short,t\n`;
     const parts: Buffer[] = [];
     const bytes = Buffer.from(text);
-    for (let i = 0; i < bytes.length; i += 64 * 1024) parts.push(bytes.subarray(i, i + 64 * 1024));
+    for (let i = 0; i < bytes.length; i += 4096) parts.push(bytes.subarray(i, i + 4096));
     const { all } = await read(chunks(...parts));
     assert.equal(all.length, 2);
-    assert.equal(all[0]!.fields[1]!.length, big.length);
+    assert.equal(all[0]!.fields[1], notes);
     assert.equal(all[1]!.email, 'b@x.de');
+  });
+
+  it('refuses a row whose other cells hold more than 64 KB, counted in UTF-8 bytes', async () => {
+    // 22,000 characters of "é" are 44,000 bytes: with the plain notes, over the bound.
+    const text = `email,a,b\nfirst@x.de,ok,ok\nsecond@x.de,${'é'.repeat(22_000)},${'x'.repeat(22_000)}\n`;
+    await rejects(chunks(text), {
+      code: 'validation_failed',
+      field: 'file',
+      message: /^row 2: the cells besides the address hold 66000 bytes: at most 65536/,
+    });
+  });
+
+  it('refuses a row of more than 1,000 columns, even the header', async () => {
+    const wide = (cell: string) => Array.from({ length: MAX_COLUMNS + 1 }, () => cell).join(',');
+    await rejects(chunks(`email,${wide('h')}\na@x.de\n`), {
+      code: 'validation_failed',
+      field: 'file',
+      message: /^the first row has 1002 columns: at most 1000/,
+    });
+    await rejects(chunks(`email,n\na@x.de,1\nb@x.de,${wide('')}\n`), {
+      code: 'validation_failed',
+      field: 'file',
+      message: /^row 2 has 1002 columns/,
+    });
+    const { all } = await read(
+      chunks(`email${',c'.repeat(MAX_COLUMNS - 1)}\na@x.de${','.repeat(MAX_COLUMNS - 1)}\n`),
+    );
+    assert.equal(all[0]!.fields.length, MAX_COLUMNS);
+  });
+
+  it('refuses a 10 MB line (no line break, or one huge cell) at about 1 MB', async () => {
+    await rejects(chunks(`email,notes\na@x.de,${'z'.repeat(10 * 1024 * 1024)}\n`), {
+      code: 'bad_request',
+      field: 'file',
+      message: new RegExp(`longer than ${MAX_RECORD_CHARS} characters`),
+    });
   });
 
   it('rejects a row over the record limit (an unclosed quote) with a clear error', async () => {

@@ -8,8 +8,8 @@
  * check puts the job back in line. BullMQ opens its own connections from the URL (they need other
  * settings than the shared fail-fast client of `redis-client.ts`) and closes them in close().
  */
-import { type ConnectionOptions, type Job, Queue, WaitingError, Worker } from 'bullmq';
-import type { ConsumeOptions, JobHandler, JobQueue } from '../../../jobs/job-queue.ts';
+import { type ConnectionOptions, DelayedError, type Job, Queue, WaitingError, Worker } from 'bullmq';
+import type { ConsumeOptions, JobHandler, JobOutcome, JobQueue } from '../../../jobs/job-queue.ts';
 import {
   assertConcurrency,
   assertListId,
@@ -64,7 +64,7 @@ export class BullmqQueue implements JobQueue {
   /** Whether the worker's connection was ever ready; see #shutdown. */
   #workerReady = false;
   /** Handler runs in flight in this process. */
-  readonly #running = new Set<Promise<void>>();
+  readonly #running = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
 
   constructor(options: BullmqQueueOptions) {
@@ -173,8 +173,9 @@ export class BullmqQueue implements JobQueue {
     }
     const run = Promise.resolve().then(() => handler(listId));
     this.#running.add(run);
+    let outcome: JobOutcome;
     try {
-      await run;
+      outcome = await run;
     } catch (error) {
       const willRetry = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       reportError(this.#options.onError, listId, error, willRetry);
@@ -182,6 +183,12 @@ export class BullmqQueue implements JobQueue {
       throw error instanceof Error ? error : new Error(String(error), { cause: error });
     } finally {
       this.#running.delete(run);
+    }
+    if (outcome !== undefined && token !== undefined) {
+      // The job stays under its id as a delayed job (so an enqueue meanwhile is a no-op), and its
+      // slot is free at once; DelayedError tells BullMQ the job moved, not failed (no attempt used).
+      await job.moveToDelayed(Date.now() + Math.max(0, outcome.runAgainInMs), token);
+      throw new DelayedError();
     }
   }
 }

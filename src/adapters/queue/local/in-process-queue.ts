@@ -2,7 +2,8 @@
  * The embedded-mode job queue (DESIGN §4): an in-memory FIFO in this process. Nothing here
  * survives a restart, and nothing needs to: every list's state is in the store, and the runner
  * re-enqueues runnable lists from there when it starts. It follows the same rules as the BullMQ
- * queue (see the JobQueue port): one pending run per id, retries with exponential backoff.
+ * queue (see the JobQueue port): one pending run per id, retries with exponential backoff, runs
+ * deferred by their handler.
  */
 import type { ConsumeOptions, JobHandler, JobQueue } from '../../../jobs/job-queue.ts';
 import {
@@ -38,7 +39,7 @@ export class InProcessQueue implements JobQueue {
   readonly #pending = new Set<string>();
   /** Failures so far of ids that are being retried. */
   readonly #failures = new Map<string, number>();
-  /** Backoff timers of ids waiting to be retried. */
+  /** Timers of ids waiting to be retried or run again (backoff, deferral). */
   readonly #retryTimers = new Map<string, NodeJS.Timeout>();
   /** The handler runs in flight, so close() can wait for them. */
   readonly #running = new Set<Promise<void>>();
@@ -111,9 +112,13 @@ export class InProcessQueue implements JobQueue {
   async #run(handler: JobHandler, listId: string): Promise<void> {
     try {
       // Inside the try, so a handler that throws synchronously is retried like one that rejects.
-      await handler(listId);
+      const outcome = await handler(listId);
       this.#failures.delete(listId);
-      this.#pending.delete(listId);
+      if (outcome !== undefined && this.#closing === undefined) {
+        this.#scheduleRetry(listId, Math.max(0, outcome.runAgainInMs));
+      } else {
+        this.#pending.delete(listId);
+      }
     } catch (error) {
       const failures = (this.#failures.get(listId) ?? 0) + 1;
       const willRetry = failures < this.#attempts && this.#closing === undefined;
@@ -128,7 +133,7 @@ export class InProcessQueue implements JobQueue {
     }
   }
 
-  /** Puts `listId` back at the end of the line after `delayMs`; it stays pending meanwhile. */
+  /** Puts `listId` back at the end of the line after `delayMs` (a retry or a deferral); it stays pending meanwhile. */
   #scheduleRetry(listId: string, delayMs: number): void {
     const timer = setTimeout(() => {
       this.#retryTimers.delete(listId);

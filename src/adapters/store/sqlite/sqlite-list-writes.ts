@@ -7,7 +7,12 @@
  */
 import type Database from 'better-sqlite3';
 import type { UsageMonth } from '../../../accounts/store.ts';
-import type { AddressCharge, ListStore, UploadedRow } from '../../../jobs/list-store.ts';
+import {
+  type AddressCharge,
+  LIVE_LIST_STATES,
+  type ListStore,
+  type UploadedRow,
+} from '../../../jobs/list-store.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
 import { assertCount } from '../kysely-store.ts';
 import { countColumnOf } from '../list-rows.ts';
@@ -23,6 +28,7 @@ const SAVE_RESULT = `
    where list_id = ? and address_key = ? and done = 0
   returning row_count`;
 const TOUCH_LIST = 'update lists set updated_at = ? where id = ?';
+const LIST_STATE = 'select state from lists where id = ?';
 const INSERT_ROW =
   'insert into list_rows (list_id, row_number, email, address_key, fields) values (?, ?, ?, ?, ?)';
 // The first row of an address keeps its place; a later one only adds to its count.
@@ -55,6 +61,13 @@ export function sqliteListWrites(
   const unmarkCharged = connection.prepare(UNMARK_CHARGED);
   const saveResult = connection.prepare(SAVE_RESULT);
   const addCounts = connection.prepare(ADD_COUNTS);
+  const listState = connection.prepare(LIST_STATE);
+  // A paused or cancelled list is charged and saved nothing more: checked in the write's own
+  // transaction, so nothing moves once the pause or cancel was acknowledged.
+  const isLive = (listId: string): boolean => {
+    const row = listState.get(listId) as { state: string } | undefined;
+    return row !== undefined && (LIVE_LIST_STATES as readonly string[]).includes(row.state);
+  };
   return {
     // A batch of uploaded rows in one transaction: no statement to compile, one commit.
     addRows: (listId: string, rows: readonly UploadedRow[], now: Date) =>
@@ -72,6 +85,10 @@ export function sqliteListWrites(
     chargeAddresses: (listId: string, addressKeys: readonly string[], charge: AddressCharge) =>
       writes.run(() => {
         assertCount('limit', charge.limit);
+        if (!isLive(listId)) {
+          const { used } = chargeUsage(charge.keyId, charge.month, 0, charge.limit);
+          return { charged: [], used, stopped: true as const };
+        }
         const marked = [...new Set(addressKeys)].filter((key) => markCharged.run(listId, key).changes > 0);
         const grant = chargeUsage(charge.keyId, charge.month, marked.length, charge.limit);
         for (const key of marked.slice(grant.granted)) unmarkCharged.run(listId, key);
@@ -82,6 +99,7 @@ export function sqliteListWrites(
       results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
     ) =>
       writes.run(() => {
+        if (!isLive(listId)) return;
         const counts: Record<string, number | string> = { listId, rows: 0, addresses: 0 };
         for (const column of STATUS_COUNT_COLUMNS) counts[column] = 0;
         for (const { addressKey, result } of results) {

@@ -1,6 +1,7 @@
 /**
  * Runs the writes that arrive in one event-loop turn in one SQLite transaction. Each write keeps
- * its own statements and result; only the commit is shared. A write that throws fails alone.
+ * its own statements and result; only the commit is shared. A write that throws fails alone and
+ * leaves nothing behind: each runs in a savepoint of its own, rolled back when it throws.
  */
 import type Database from 'better-sqlite3';
 
@@ -43,7 +44,8 @@ export class WriteBatcher {
         .transaction(() => {
           for (const pending of batch) {
             try {
-              outcomes.push({ ok: true, value: pending.work() });
+              // Inside a transaction, better-sqlite3 runs a nested one as a SAVEPOINT.
+              outcomes.push({ ok: true, value: this.#connection.transaction(pending.work)() });
             } catch (error) {
               outcomes.push({ ok: false, error });
             }

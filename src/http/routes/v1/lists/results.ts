@@ -21,6 +21,7 @@ export interface ListResultsDeps {
 interface ResultsQuery {
   format?: 'csv' | 'json';
   status?: string;
+  raw?: 'true' | 'false';
 }
 
 const schema = {
@@ -29,7 +30,9 @@ const schema = {
   description:
     'CSV (default) keeps the uploaded columns and appends mailvet_status, mailvet_score, ' +
     'mailvet_reason and the other result columns; JSON is an array of `{"row", "email", "result"}`. ' +
-    '`status` keeps only rows with those statuses (comma-separated, e.g. `VALID,PROBABLY_VALID`).',
+    '`status` keeps only rows with those statuses (comma-separated, e.g. `VALID,PROBABLY_VALID`). ' +
+    'CSV cells a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage return) are ' +
+    "prefixed with ' unless `raw=true`.",
   security: [{ bearerAuth: [] }],
   params: listIdParams,
   querystring: {
@@ -37,6 +40,7 @@ const schema = {
     properties: {
       format: { type: 'string', enum: ['csv', 'json'] },
       status: { type: 'string', maxLength: 500 },
+      raw: { type: 'string', enum: ['true', 'false'] },
     },
   },
   response: {
@@ -76,7 +80,7 @@ export const listResultsRoute: FastifyPluginAsync<ListResultsDeps> = async (app,
         return reply.send(resultsJson(rows));
       }
       reply.type('text/csv; charset=utf-8');
-      return reply.send(resultsCsv(list.header ?? ['email'], rows));
+      return reply.send(resultsCsv(list.header ?? ['email'], rows, { raw: request.query.raw === 'true' }));
     },
   );
 };

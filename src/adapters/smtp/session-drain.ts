@@ -1,0 +1,115 @@
+/**
+ * Asks one open session about a domain's waiting probes: transactions of up to
+ * `maxRecipientsPerTransaction` RCPTs, the random catch-all address first when the domain's
+ * verdict is not known, until the queue is empty, the deadline passes or the connection breaks.
+ */
+import { catchAllProbeLocalPart, combineWithCatchAll } from '../../verification/checks/smtp/catch-all.ts';
+import type { RcptVerdict } from '../../verification/checks/smtp/reply.ts';
+import type { SmtpCheck, SmtpUnknownReason } from '../../verification/report.ts';
+import type { CatchAllMemory } from './catch-all-memory.ts';
+import type { DomainQueue, Waiting } from './domain-queue.ts';
+import type { RcptOutcome, SmtpSession } from './smtp-session.ts';
+
+export interface DrainOptions {
+  /** RCPTs per transaction before a new MAIL FROM (a 452 "too many recipients" also starts one). */
+  maxRecipientsPerTransaction: number;
+  /** When a greylisting server gives no delay. */
+  greylistRetrySeconds: number;
+  random: () => number;
+}
+
+/** One session at work for a domain's queue. */
+export interface DrainTarget {
+  domain: string;
+  queue: DomainQueue;
+  session: SmtpSession;
+  mxHost: string;
+  deadlineMs: number;
+  /** Aborted once nobody waits: probes queued after that wait for a fresh worker. */
+  signal: AbortSignal;
+}
+
+/** Answers the queue's probes over `target.session`; returns when the session should end. */
+export async function drainQueue(
+  target: DrainTarget,
+  catchAll: CatchAllMemory,
+  options: DrainOptions,
+): Promise<void> {
+  const { domain, queue, session } = target;
+  // Past the deadline the session ends; whoever still waits gets a fresh worker and session.
+  while (Date.now() < target.deadlineMs && !target.signal.aborted) {
+    const batch = queue.waiting.splice(0, options.maxRecipientsPerTransaction);
+    if (batch.length === 0) return;
+    const internationalized = batch.some((w) => w.request.internationalized);
+    const refused = await session.mailFrom(internationalized);
+    if (refused !== null) {
+      // The server refuses our envelope: nothing about these mailboxes can be learnt here.
+      const others = target.signal.aborted ? [] : queue.waiting.splice(0);
+      for (const waiting of [...batch, ...others])
+        waiting.resolve(unknownCheck(refused.reason, refused.reply));
+      return;
+    }
+    const probeCatchAll = (await catchAll.lookup(domain)) === undefined;
+    const randomAddress = `${catchAllProbeLocalPart(options.random)}@${domain}`;
+    const addresses = batch.map((w) => `${w.request.localPart}@${w.request.asciiDomain}`);
+    const outcomes = await session.rcptToMany(probeCatchAll ? [randomAddress, ...addresses] : addresses);
+    const randomOutcome = probeCatchAll ? outcomes.shift()! : null;
+    if (randomOutcome !== null) catchAll.remember(domain, randomOutcome.verdict);
+    const randomVerdict = randomOutcome?.verdict ?? catchAll.randomVerdict(domain);
+
+    const retry: Waiting[] = [];
+    batch.forEach((waiting, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.verdict.kind === 'too_many_recipients') retry.push(waiting);
+      else waiting.resolve(checkOf(outcome, randomVerdict, target, options));
+    });
+    if (retry.length === batch.length && randomOutcome?.verdict.kind !== 'too_many_recipients') {
+      // Not even one recipient fits a transaction: the server's limit is not usable.
+      for (const waiting of retry)
+        waiting.resolve(unknownCheck('protocol_error', outcomes[0]?.reply ?? null));
+    } else {
+      queue.waiting.unshift(...retry);
+    }
+    if (outcomes.some((o) => o.verdict.kind === 'unknown' && o.reply === null)) {
+      // The connection broke: what is left waits for a fresh session.
+      return;
+    }
+  }
+}
+
+/** An inconclusive check: the probe learnt nothing about the mailbox. */
+export function unknownCheck(reason: SmtpUnknownReason, reply: SmtpCheck['reply']): SmtpCheck {
+  return {
+    verdict: 'unknown',
+    catchAll: null,
+    unknownReason: reason,
+    reply,
+    mxHost: null,
+    retryAfterSeconds: null,
+    tls: null,
+  };
+}
+
+function checkOf(
+  outcome: RcptOutcome,
+  randomVerdict: RcptVerdict | null,
+  target: DrainTarget,
+  options: DrainOptions,
+): SmtpCheck {
+  const combined = combineWithCatchAll(outcome.verdict, randomVerdict);
+  return {
+    verdict: combined.verdict,
+    catchAll: combined.catchAll,
+    unknownReason: combined.unknownReason,
+    reply: outcome.reply,
+    mxHost: target.mxHost,
+    retryAfterSeconds: combined.unknownReason === 'greylisted' ? retryAfter(outcome, options) : null,
+    tls: { used: target.session.tls.used, verified: target.session.tls.authorized },
+  };
+}
+
+function retryAfter(outcome: RcptOutcome, options: DrainOptions): number {
+  const stated = outcome.reply?.text.match(/(\d{1,5})\s*(?:s\b|sec|second)/i);
+  const seconds = stated ? Number(stated[1]) : options.greylistRetrySeconds;
+  return Math.min(Math.max(seconds, 1), 86_400);
+}

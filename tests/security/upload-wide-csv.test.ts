@@ -1,0 +1,109 @@
+/**
+ * Attack: CSV uploads of very wide rows. A row with hundreds of thousands of cells became as many
+ * strings, a batch held a thousand such rows, and a free key drove a server to 4.4 GB of memory
+ * with /healthz stalled for 11-20 s. A row is now bounded (about 1 MB, 1,000 columns, 64 KB
+ * besides its address) and rows are stored as soon as a batch reaches 4 MB: memory stays flat
+ * whatever the file, and the server keeps answering.
+ *
+ * The server runs in this process, so the memory measured is the server's plus the test's own
+ * (the body is generated as it is sent, never held whole).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type ListServer, startListServer } from '../jobs/list-server.ts';
+import { healthzWhile } from './responsiveness.ts';
+
+const MB = 1024 * 1024;
+const RSS_BOUND_BYTES = 500 * MB;
+const HEALTHZ_BOUND_MS = 200;
+
+let lists: ListServer;
+let key: string;
+
+before(async () => {
+  lists = await startListServer({ MAILVET_SMTP_PROBE: 'false' });
+  key = await lists.key();
+});
+after(() => lists?.close());
+
+/** A CSV body made row by row as it is read: `rows` rows from `row(i)`. */
+function csvStream(header: string, rows: number, row: (i: number) => string): ReadableStream<Uint8Array> {
+  let i = 0;
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    pull(controller) {
+      if (i === 0) controller.enqueue(encoder.encode(`${header}\n`));
+      // About 1 MB per pull: the body streams, it is never whole in memory.
+      let chunk = '';
+      while (i < rows && chunk.length < MB) chunk += `${row(i++)}\n`;
+      if (chunk.length > 0) controller.enqueue(encoder.encode(chunk));
+      if (i >= rows) controller.close();
+    },
+  });
+}
+
+async function upload(body: ReadableStream<Uint8Array>) {
+  const response = await lists.api(key, '/lists', {
+    method: 'POST',
+    headers: { 'content-type': 'text/csv' },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Runs `attack` while sampling this process's RSS and /healthz; returns both with its outcome. */
+async function measured<T>(attack: () => Promise<T>) {
+  let peakRss = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 50);
+  const outcome = attack();
+  try {
+    const health = await healthzWhile(lists.url, outcome);
+    return { outcome: await outcome, health, peakRss };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function assertUnharmed(health: { medianMs: number; worstMs: number; samples: number[] }, peakRss: number) {
+  assert.ok(peakRss < RSS_BOUND_BYTES, `peak RSS ${(peakRss / MB).toFixed(0)} MB`);
+  assert.ok(
+    health.medianMs < HEALTHZ_BOUND_MS,
+    `median /healthz ${health.medianMs.toFixed(0)} ms (worst ${health.worstMs.toFixed(0)}) over ${health.samples.length} samples`,
+  );
+}
+
+test('rows of 100,000 cells are refused at the first one; memory and /healthz unharmed', async () => {
+  const cells = ','.repeat(100_000);
+  const { outcome, health, peakRss } = await measured(() =>
+    upload(csvStream('email,notes', 200, (i) => `a${i}@example.com${cells}`)),
+  );
+  assert.equal(outcome.status, 422);
+  assert.equal(outcome.body.code, 'validation_failed');
+  const [error] = outcome.body.errors as { field: string; message: string }[];
+  assert.equal(error?.field, 'file');
+  assert.match(String(error?.message), /^row 1 has 100001 columns: at most 1000 are accepted/);
+  assertUnharmed(health, peakRss);
+  const index = (await (await lists.api(key, '/lists')).json()) as { lists: unknown[] };
+  assert.deepEqual(index.lists, [], 'nothing stored');
+});
+
+test('100 MB of rows at the bounds (1,000 columns, 64 KB each) is stored with flat memory', async () => {
+  const cell = 'n'.repeat(64);
+  const others = Array.from({ length: 999 }, () => cell).join(',');
+  const rows = 1600;
+  const { outcome, health, peakRss } = await measured(() =>
+    upload(csvStream(`email${',c'.repeat(999)}`, rows, (i) => `w${i}@example.com,${others}`)),
+  );
+  assert.equal(outcome.status, 202, JSON.stringify(outcome.body));
+  assert.equal((outcome.body.counts as { total: number }).total, rows);
+  assertUnharmed(health, peakRss);
+  console.log(
+    `stored ${rows} wide rows; peak RSS ${(peakRss / MB).toFixed(0)} MB, median /healthz ${health.medianMs.toFixed(1)} ms over ${health.samples.length} samples`,
+  );
+  const id = String(outcome.body.id);
+  await lists.api(key, `/lists/${id}/cancel`, { method: 'POST' });
+  assert.equal((await lists.api(key, `/lists/${id}`, { method: 'DELETE' })).status, 204);
+});
