@@ -67,6 +67,11 @@ const envSchema = z.object({
   MAILVET_MAX_CONNECTIONS_PER_CLIENT: integer(256, 1, 1_000_000),
   /** A socket must send a whole request head within this, ms (idle sockets are closed). */
   MAILVET_HEADERS_TIMEOUT_MS: integer(10_000, 100, 600_000),
+  /**
+   * A list upload is refused (408) when its body stops arriving for this long, ms. Uploads have no
+   * deadline as a whole (512 MB may take minutes); every other request must arrive within 30 s.
+   */
+  MAILVET_UPLOAD_IDLE_TIMEOUT_MS: integer(30_000, 100, 600_000),
   /** An idle keep-alive socket is closed after this, ms. */
   MAILVET_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 600_000),
   /** SQLite file and local state in embedded mode. */

@@ -59,21 +59,20 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const services = await createServices(config, (message) => warn(message));
   let app: FastifyInstance;
   try {
-    app = buildApp(services, {
-      logger: options.logger ?? { level: 'info' },
-      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
-      connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULTS.connectionTimeoutMs,
-      connectionLimits: {
-        maxConnections: config.MAILVET_MAX_CONNECTIONS,
-        perClientAddress: config.MAILVET_MAX_CONNECTIONS_PER_CLIENT,
-        // Node requires the head's bound to fit in the whole request's.
-        headersTimeoutMs: Math.min(
-          config.MAILVET_HEADERS_TIMEOUT_MS,
-          options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
-        ),
-        keepAliveTimeoutMs: config.MAILVET_KEEP_ALIVE_TIMEOUT_MS,
+    app = buildApp(
+      { ...services, uploadIdleTimeoutMs: config.MAILVET_UPLOAD_IDLE_TIMEOUT_MS },
+      {
+        logger: options.logger ?? { level: 'info' },
+        requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+        connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULTS.connectionTimeoutMs,
+        connectionLimits: {
+          maxConnections: config.MAILVET_MAX_CONNECTIONS,
+          perClientAddress: config.MAILVET_MAX_CONNECTIONS_PER_CLIENT,
+          headersTimeoutMs: config.MAILVET_HEADERS_TIMEOUT_MS,
+          keepAliveTimeoutMs: config.MAILVET_KEEP_ALIVE_TIMEOUT_MS,
+        },
       },
-    });
+    );
     // Runs after the server stopped accepting and in-flight requests finished: the worker stops
     // (its lists stay runnable in the store) before the store and queue close.
     let worker: ListWorker | undefined;

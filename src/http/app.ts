@@ -10,6 +10,7 @@ import type { Store } from '../accounts/store.ts';
 import type { ListService } from '../jobs/list-service.ts';
 import type { RateLimiter } from '../service/ports.ts';
 import type { VerificationService } from '../service/verification-service.ts';
+import { addBodyDeadline } from './body-deadline.ts';
 import {
   applyConnectionLimits,
   CONNECTIONS_CHECKING_INTERVAL_MS,
@@ -37,6 +38,8 @@ export interface AppDeps {
   lists?: ListService;
   /** Signs list webhooks. */
   secretKey?: Buffer;
+  /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */
+  uploadIdleTimeoutMs?: number;
   /** Further lines for the default /readyz (Redis in scale-out). */
   moreReadiness?: () => Promise<ReadinessChecks>;
 }
@@ -45,7 +48,10 @@ export interface AppDeps {
 export interface BuildAppOptions {
   /** Logging; off when absent or false. */
   logger?: LoggerSettings | false;
-  /** Time allowed to receive a whole request, ms (0: none). */
+  /**
+   * Time allowed to receive a whole request, ms (0: none); the list upload has an idle timeout
+   * between body chunks instead (`uploadIdleTimeoutMs`).
+   */
   requestTimeoutMs?: number;
   /** Socket inactivity allowed, ms (0: none); must exceed the slowest verification. */
   connectionTimeoutMs?: number;
@@ -79,15 +85,14 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: requestIdFor,
-    requestTimeout: options.requestTimeoutMs ?? 0,
+    // Off: the body's deadline is per route (body-deadline.ts); the head keeps Node's bound.
+    requestTimeout: 0,
     connectionTimeout: options.connectionTimeoutMs ?? 0,
-    ...(options.connectionLimits && {
-      keepAliveTimeout: options.connectionLimits.keepAliveTimeoutMs,
-      http: {
-        headersTimeout: options.connectionLimits.headersTimeoutMs,
-        connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
-      },
-    }),
+    ...(options.connectionLimits && { keepAliveTimeout: options.connectionLimits.keepAliveTimeoutMs }),
+    http: {
+      headersTimeout: headersTimeoutMs(options),
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+    },
     // Shutdown closes idle keep-alive sockets at once and lets in-flight requests finish; a
     // request arriving meanwhile on a busy socket is answered (with Connection: close), not 503'd.
     forceCloseConnections: 'idle',
@@ -103,6 +108,7 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
   });
+  if ((options.requestTimeoutMs ?? 0) > 0) addBodyDeadline(app, options.requestTimeoutMs!);
   if (options.connectionLimits !== undefined) {
     applyConnectionLimits(app.server, options.connectionLimits, (message, fields) =>
       app.log.warn(fields, message),
@@ -132,3 +138,13 @@ async function storeReadiness(store: Pick<Store, 'ping'>): Promise<ReadinessChec
     clearTimeout(timer);
   }
 }
+
+/** The request head's bound: the configured one, never longer than a whole request's. */
+function headersTimeoutMs(options: BuildAppOptions): number {
+  const request = options.requestTimeoutMs ?? 0;
+  const headers = options.connectionLimits?.headersTimeoutMs ?? NODE_HEADERS_TIMEOUT_MS;
+  return request > 0 ? Math.min(headers, request) : headers;
+}
+
+/** Node's default bound on a request head. */
+const NODE_HEADERS_TIMEOUT_MS = 60_000;

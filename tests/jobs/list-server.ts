@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { ListView } from '../../src/jobs/list-view.ts';
-import { type RunningServer, startServer } from '../../src/server.ts';
+import { type RunningServer, type StartServerOptions, startServer } from '../../src/server.ts';
 import { type MailWorld, type MailWorldOptions, startMailWorld } from '../mailworld/mail-world.ts';
 
 export interface ListServer {
@@ -32,6 +32,7 @@ export interface ListServer {
 export async function startListServer(
   env: Record<string, string> = {},
   worldOptions: MailWorldOptions = {},
+  serverOptions: Pick<StartServerOptions, 'requestTimeoutMs'> = {},
 ): Promise<ListServer> {
   const world = await startMailWorld(worldOptions);
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-lists-'));
@@ -48,7 +49,7 @@ export async function startListServer(
     MAILVET_LIST_SWEEP_MS: '300',
     ...env,
   });
-  const server = await startServer(config, { logger: false, handleSignals: false });
+  const server = await startServer(config, { logger: false, handleSignals: false, ...serverOptions });
   const { store } = server;
 
   const key = async (figures: { quota?: number; rate?: number; accountId?: string } = {}) => {

@@ -25,11 +25,13 @@ export interface V1Deps {
   lists?: ListService;
   /** Signs webhooks: the per-list webhook secret is derived from it. */
   secretKey?: Buffer;
+  /** A list upload whose body stops arriving for this long is refused (408), ms. */
+  uploadIdleTimeoutMs?: number;
 }
 
 /** Registers the verification routes under the caller's prefix (`/api/v1`). */
 export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
-  const { service, store, rateLimiter, plans, lists, secretKey } = deps;
+  const { service, store, rateLimiter, plans, lists, secretKey, uploadIdleTimeoutMs } = deps;
   // Each plugin gets only its own dependencies: passing these options on whole would pass the
   // caller's `prefix` too, and prefix the routes twice.
   await app.register(authPlugin, { store, plans });
@@ -40,9 +42,17 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
     await verification.register(bulkRoute, { service });
   });
   if (lists !== undefined && secretKey !== undefined) {
-    await app.register(listRoutes, { lists, secretKey, maxRows: LIST_MAX_ROWS });
+    await app.register(listRoutes, {
+      lists,
+      secretKey,
+      maxRows: LIST_MAX_ROWS,
+      uploadIdleTimeoutMs: uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS,
+    });
   }
 };
 
-/** The most rows one list may have (issue 6: up to 1,000,000). */
+/** How long a list upload's body may stop arriving by default, ms (MAILVET_UPLOAD_IDLE_TIMEOUT_MS). */
+export const UPLOAD_IDLE_TIMEOUT_MS = 30_000;
+
+/** The most rows one list may have (up to 1,000,000). */
 export const LIST_MAX_ROWS = 1_000_000;

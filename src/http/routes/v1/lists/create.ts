@@ -17,13 +17,15 @@ import { webhookSecretFor } from '../../../../jobs/webhook-signature.ts';
 import { ApiError } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses.ts';
-import { limitBytes, multipartCsv } from './upload-body.ts';
+import { idleTimeout, limitBytes, multipartCsv } from './upload-body.ts';
 
 export interface ListCreateDeps {
   lists: Pick<ListService, 'create'>;
   secretKey: Buffer;
   /** The most rows a list may have. */
   maxRows: number;
+  /** The body may stop arriving for this long before the upload is refused (408), ms. */
+  uploadIdleTimeoutMs: number;
 }
 
 interface CreateQuery {
@@ -57,6 +59,7 @@ const schema = {
     ...apiErrorResponses({
       400: ['bad_request'],
       401: ['unauthorized'],
+      408: ['request_timeout'],
       422: ['validation_failed'],
       429: ['rate_limited'],
       500: ['internal_error'],
@@ -66,11 +69,13 @@ const schema = {
 
 /** The upload route. */
 export const listCreateRoute: FastifyPluginAsync<ListCreateDeps> = async (app, deps) => {
-  app.post<{ Querystring: CreateQuery }>('/lists', { schema }, async (request, reply) => {
+  // No deadline for the whole body (a 512 MB upload takes minutes): a bound on each wait instead.
+  const config = { streamedBody: true };
+  app.post<{ Querystring: CreateQuery }>('/lists', { schema, config }, async (request, reply) => {
     const caller = callerOf(request);
     let list: Awaited<ReturnType<ListService['create']>>;
     try {
-      const upload = await readUpload(request, deps.maxRows);
+      const upload = await readUpload(request, deps.maxRows, deps.uploadIdleTimeoutMs);
       list = await deps.lists.create(
         { accountId: caller.accountId, apiKeyId: caller.keyId, source: upload.source, header: upload.header },
         upload.rows,
@@ -103,8 +108,9 @@ interface Upload {
 async function readUpload(
   request: FastifyRequest<{ Querystring: CreateQuery }>,
   maxRows: number,
+  idleTimeoutMs: number,
 ): Promise<Upload> {
-  const body = limitBytes(request.body as Readable, MAX_UPLOAD_BYTES);
+  const body = limitBytes(idleTimeout(request.body as Readable, idleTimeoutMs), MAX_UPLOAD_BYTES);
   const query = request.query;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/json') {

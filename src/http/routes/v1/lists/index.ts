@@ -34,6 +34,7 @@ export const listRoutes: FastifyPluginAsync<ListRoutesDeps> = async (app, deps) 
     lists: deps.lists,
     secretKey: deps.secretKey,
     maxRows: deps.maxRows,
+    uploadIdleTimeoutMs: deps.uploadIdleTimeoutMs,
   });
   await app.register(listReadRoutes, { lists: deps.lists });
   await app.register(listActionRoutes, { lists: deps.lists });

@@ -1,11 +1,39 @@
 /**
- * Reading an upload's body as a stream: a byte cap, and the CSV file of a multipart form (parsed by
- * busboy as it arrives, never buffered whole).
+ * Reading an upload's body as a stream: a timeout between chunks, a byte cap, and the CSV file of a
+ * multipart form (parsed by busboy as it arrives, never buffered whole).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { UploadError } from '../../../../jobs/upload/upload-error.ts';
+import { ApiError } from '../../../errors.ts';
+
+/**
+ * Passes `source` through, failing with 408 `request_timeout` when the client sends nothing for
+ * `idleMs`. Only the client's silence counts: the clock runs while a chunk is awaited, not while
+ * the reader stores the previous ones. After a timeout the source is left as it is: the route
+ * answers 408 with `Connection: close`, and the server closes the socket once that is sent.
+ */
+export async function* idleTimeout<T>(source: AsyncIterable<T>, idleMs: number): AsyncGenerator<T> {
+  const chunks = source[Symbol.asyncIterator]();
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const silence = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ApiError('request_timeout', {
+              message: `The upload stopped: nothing arrived for ${Math.round(idleMs / 1000)} s`,
+            }),
+          ),
+        idleMs,
+      );
+    });
+    const next = await Promise.race([chunks.next(), silence]).finally(() => clearTimeout(timer));
+    if (next.done) return;
+    yield next.value;
+  }
+}
 
 /** Passes `source` through, failing once more than `maxBytes` arrived. */
 export async function* limitBytes(
@@ -37,7 +65,7 @@ async function* uploadErrorsOnly(file: Readable): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of file) yield chunk as Buffer;
   } catch (error) {
-    if (error instanceof UploadError) throw error;
+    if (error instanceof UploadError || error instanceof ApiError) throw error;
     throw new UploadError('bad_request', 'The multipart form ended before the file did', 'file');
   }
 }
@@ -68,7 +96,7 @@ export function multipartCsv(
     let file: Readable | undefined;
     const fail = (error: unknown): void => {
       const uploadError =
-        error instanceof UploadError
+        error instanceof UploadError || error instanceof ApiError
           ? error
           : new UploadError('bad_request', 'The multipart form is malformed');
       if (file === undefined) reject(uploadError);
