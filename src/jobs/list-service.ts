@@ -151,8 +151,7 @@ export class ListService {
     if (outcome.kind === 'ok') {
       const { lists } = this.#deps;
       const inFlight = await lists.inFlightCharges(listId);
-      // Charged seconds ago by the running batch, so this month's (a list paused since an earlier
-      // month and cancelled now gives its last batch back to this month).
+      // Each unit goes back to the month it was charged in (a list paused since an earlier month).
       const charge = { keyId: outcome.list.apiKeyId, month: monthOf(this.#now()), limit: 0 };
       if (inFlight.length > 0) await lists.unchargeAddresses(listId, inFlight, charge);
     }

@@ -234,7 +234,12 @@ export interface ListStore {
     addressKeys: readonly string[],
     charge: AddressCharge,
   ): Promise<{ charged: string[]; used: number; stopped?: true }>;
-  /** Gives back the charge of addresses whose result our own DNS failure spoiled. */
+  /**
+   * Gives back the charge of addresses (a result our own DNS failure spoiled, work in flight at a
+   * cancel) to `charge.keyId`, each unit to the month it was charged in: a re-check weeks later
+   * must not lower this month's usage for last month's charge. `charge.month` stands in for
+   * addresses charged before the month was recorded.
+   */
   unchargeAddresses(listId: string, addressKeys: readonly string[], charge: AddressCharge): Promise<void>;
   /**
    * Final results: marks the addresses done (once: a second save of one is ignored) and counts them;

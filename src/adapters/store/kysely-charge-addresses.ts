@@ -52,7 +52,7 @@ export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
           ? []
           : await trx
               .updateTable('list_addresses')
-              .set({ charged: 1 })
+              .set({ charged: 1, charged_month: charge.month })
               .where('list_id', '=', listId)
               .where('address_key', 'in', [...addressKeys])
               .where('charged', '=', 0)
@@ -84,7 +84,7 @@ export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
       if (uncovered.length > 0) {
         await trx
           .updateTable('list_addresses')
-          .set({ charged: 0 })
+          .set({ charged: 0, charged_month: null })
           .where('list_id', '=', listId)
           .where('address_key', 'in', uncovered)
           .execute();

@@ -416,23 +416,36 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     charge: AddressCharge,
   ): Promise<void> {
     if (addressKeys.length === 0) return;
-    const unmarked = await this.#db
-      .updateTable('list_addresses')
-      .set({ charged: 0 })
+    // No transaction (SQLite's writes run in their own batcher): month by month, each unmark and
+    // its refund as before, so a refund is never larger than what was unmarked.
+    const months = await this.#db
+      .selectFrom('list_addresses')
+      .select('charged_month as month')
+      .distinct()
       .where('list_id', '=', listId)
       .where('address_key', 'in', [...addressKeys])
       .where('charged', '=', 1)
-      .executeTakeFirst();
-    const count = Number(unmarked.numUpdatedRows);
-    if (count === 0) return;
-    await this.#db
-      .updateTable('usage')
-      .set({
-        verifications: sql<number>`case when verifications > ${count} then verifications - ${count} else 0 end`,
-      })
-      .where('api_key_id', '=', charge.keyId)
-      .where('month', '=', charge.month)
       .execute();
+    for (const { month } of months) {
+      const unmarked = await this.#db
+        .updateTable('list_addresses')
+        .set({ charged: 0, charged_month: null })
+        .where('list_id', '=', listId)
+        .where('address_key', 'in', [...addressKeys])
+        .where('charged', '=', 1)
+        .where((eb) => (month === null ? eb('charged_month', 'is', null) : eb('charged_month', '=', month)))
+        .executeTakeFirst();
+      const count = Number(unmarked.numUpdatedRows);
+      if (count === 0) continue;
+      await this.#db
+        .updateTable('usage')
+        .set({
+          verifications: sql<number>`case when verifications > ${count} then verifications - ${count} else 0 end`,
+        })
+        .where('api_key_id', '=', charge.keyId)
+        .where('month', '=', month ?? charge.month)
+        .execute();
+    }
   }
 
   /**

@@ -93,6 +93,8 @@ export interface ListAddressesTable {
   domain: string;
   row_count: number;
   charged: Generated<number>;
+  /** The month (`YYYY-MM`) it was charged in; null while uncharged (and for charges before 0006). */
+  charged_month: Generated<string | null>;
   done: Generated<number>;
   attempts: Generated<number>;
   retry_at: Generated<string | null>;

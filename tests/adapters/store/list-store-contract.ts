@@ -835,6 +835,27 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         assert.deepEqual(await chargedKeys(list.id), [a, c, d]);
       });
 
+      it('refunds each address into the month it was charged in, not the month of the refund', async () => {
+        const key = await newKey();
+        const list = await upload(key, [rowsOf(letters)]);
+        const march: AddressCharge = { keyId: key.id, month: '2026-03', limit: 100 };
+        const april: AddressCharge = { keyId: key.id, month: '2026-04', limit: 100 };
+        await lists.chargeAddresses(list.id, [a, b], march);
+        await lists.chargeAddresses(list.id, [c], april);
+        await store.chargeVerifications(key.id, '2026-04', 5, 100);
+        // A re-check in April spoils a and c: a goes back to March, c to April.
+        await lists.unchargeAddresses(list.id, [a, c], april);
+        assert.equal((await store.usage(key.id, '2026-03')).verifications, 1);
+        assert.equal((await store.usage(key.id, '2026-04')).verifications, 5);
+        assert.deepEqual(await chargedKeys(list.id), [b]);
+        // Charged again in April, refunded in May: back to April.
+        await lists.chargeAddresses(list.id, [a], april);
+        await lists.unchargeAddresses(list.id, [a, b], { ...april, month: '2026-05' });
+        assert.equal((await store.usage(key.id, '2026-03')).verifications, 0);
+        assert.equal((await store.usage(key.id, '2026-04')).verifications, 5);
+        assert.equal((await store.usage(key.id, '2026-05')).verifications, 0);
+      });
+
       describe('under concurrency', () => {
         /**
          * A list of `size` addresses over a few domains, uploaded in descending key order (so the

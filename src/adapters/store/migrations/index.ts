@@ -8,12 +8,14 @@ import * as accountsKeysUsage from './0001-accounts-keys-usage.ts';
 import * as listJobs from './0002-list-jobs.ts';
 import * as accountPerKey from './0003-account-per-key.ts';
 import * as listScheduling from './0005-list-scheduling.ts';
+import * as chargeMonth from './0006-charge-month.ts';
 
 const migrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
   '0002-list-jobs': listJobs,
   '0003-account-per-key': accountPerKey,
   '0005-list-scheduling': listScheduling,
+  '0006-charge-month': chargeMonth,
 };
 
 /** The provider handed to Kysely's Migrator. */

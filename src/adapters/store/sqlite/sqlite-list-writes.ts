@@ -20,8 +20,9 @@ import { STATUS_COUNT_COLUMNS } from '../migrations/0002-list-jobs.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 
 const MARK_CHARGED =
-  'update list_addresses set charged = 1 where list_id = ? and address_key = ? and charged = 0';
-const UNMARK_CHARGED = 'update list_addresses set charged = 0 where list_id = ? and address_key = ?';
+  'update list_addresses set charged = 1, charged_month = ? where list_id = ? and address_key = ? and charged = 0';
+const UNMARK_CHARGED =
+  'update list_addresses set charged = 0, charged_month = null where list_id = ? and address_key = ?';
 // `done = 0`: a second save of an address (a re-run after a crash) changes and counts nothing.
 const SAVE_RESULT = `
   update list_addresses set done = 1, retry_at = null, status = ?, result = ?
@@ -89,7 +90,9 @@ export function sqliteListWrites(
           const { used } = chargeUsage(charge.keyId, charge.month, 0, charge.limit);
           return { charged: [], used, stopped: true as const };
         }
-        const marked = [...new Set(addressKeys)].filter((key) => markCharged.run(listId, key).changes > 0);
+        const marked = [...new Set(addressKeys)].filter(
+          (key) => markCharged.run(charge.month, listId, key).changes > 0,
+        );
         const grant = chargeUsage(charge.keyId, charge.month, marked.length, charge.limit);
         for (const key of marked.slice(grant.granted)) unmarkCharged.run(listId, key);
         return { charged: marked.slice(0, grant.granted), used: grant.used };
