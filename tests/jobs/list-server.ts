@@ -32,7 +32,7 @@ export interface ListServer {
 export async function startListServer(
   env: Record<string, string> = {},
   worldOptions: MailWorldOptions = {},
-  serverOptions: Pick<StartServerOptions, 'requestTimeoutMs'> = {},
+  serverOptions: Pick<StartServerOptions, 'requestTimeoutMs' | 'logger'> = {},
 ): Promise<ListServer> {
   const world = await startMailWorld(worldOptions);
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-lists-'));

@@ -2,7 +2,8 @@
  * A DnsResolver that says whose failure a failed lookup is. It sits between the resolver and the
  * cache (CachedDnsResolver → HealthCheckedDnsResolver → NodeDnsResolver), so the cache never keeps
  * an NXDOMAIN our broken resolver made up, and never shares it with other processes: on NXDOMAIN,
- * SERVFAIL or a timeout it asks ResolverHealth, and
+ * SERVFAIL or a timeout it asks ResolverHealth (for an NXDOMAIN, a check made after the lookup was
+ * sent), and
  * - resolver broken: the answer becomes an error marked `ours` (NXDOMAIN as `unconfirmed_nxdomain`),
  *   kept only the cache's short error lifetime; the address is `dns_error`, refunded;
  * - resolver healthy: NXDOMAIN stands; an error is marked not ours (the domain's own zone is
@@ -24,20 +25,23 @@ export class HealthCheckedDnsResolver implements DnsResolver {
 
   /** MX records of `domain`, failures judged. */
   async resolveMx(domain: string): Promise<DnsAnswer<MxRecord[]>> {
-    return this.#judge(await this.#inner.resolveMx(domain));
+    const sent = this.#health.now();
+    return this.#judge(await this.#inner.resolveMx(domain), sent);
   }
 
   /** IPv4 addresses of `host`, failures judged. */
   async resolveA(host: string): Promise<DnsAnswer<string[]>> {
-    return this.#judge(await this.#inner.resolveA(host));
+    const sent = this.#health.now();
+    return this.#judge(await this.#inner.resolveA(host), sent);
   }
 
   /** IPv6 addresses of `host`, failures judged. */
   async resolveAaaa(host: string): Promise<DnsAnswer<string[]>> {
-    return this.#judge(await this.#inner.resolveAaaa(host));
+    const sent = this.#health.now();
+    return this.#judge(await this.#inner.resolveAaaa(host), sent);
   }
 
-  async #judge<T>(answer: DnsAnswer<T>): Promise<DnsAnswer<T>> {
+  async #judge<T>(answer: DnsAnswer<T>, sent: number): Promise<DnsAnswer<T>> {
     // NODATA is an answer too: the name's zone spoke. Only what a broken resolver also says is suspect.
     if (answer.kind === 'ok' || answer.kind === 'nodata') {
       this.#health.observe('answer');
@@ -45,10 +49,14 @@ export class HealthCheckedDnsResolver implements DnsResolver {
     }
     this.#health.observe('failure');
     if (!this.#health.enabled) return answer.kind === 'error' ? { ...answer, ours: false } : answer;
-    const healthy = await this.#health.healthy();
     if (answer.kind === 'nxdomain') {
+      // Only a resolver seen working after this lookup was sent vouches for its NXDOMAIN: a wrong
+      // one makes a good address INVALID_DOMAIN.
+      const healthy = await this.#health.healthySince(sent);
       return healthy ? answer : { kind: 'error', failure: 'unconfirmed_nxdomain', retry: true, ours: true };
     }
+    // Whose SERVFAIL or timeout it is decides a refund only: the cached verdict is enough.
+    const healthy = await this.#health.healthy();
     return { ...answer, ours: !healthy };
   }
 }

@@ -46,7 +46,7 @@ export class ResolverHealth {
   readonly #readinessWaitMs: number;
   readonly #warn: (message: string) => void;
   #verdict: Verdict | undefined;
-  #checking: Promise<boolean> | undefined;
+  #checking: { started: number; verdict: Promise<boolean> } | undefined;
   /** Failed lookups in a row since the verdict was made (an answer resets it). */
   #failuresSinceVerdict = 0;
   #lastAnswerAt = Number.NEGATIVE_INFINITY;
@@ -99,6 +99,30 @@ export class ResolverHealth {
     return (healthy ?? this.#verdict?.healthy ?? true) ? 'ok' : 'degraded';
   }
 
+  /**
+   * Whether the resolver answered its control queries after `since` (when a lookup was sent): the
+   * test an NXDOMAIN must pass before it stands. A cached verdict from before the lookup cannot
+   * vouch for it (the resolver may have broken since, and a wrong NXDOMAIN makes a good address
+   * INVALID_DOMAIN); a check started after it can, and concurrent lookups share one.
+   */
+  async healthySince(since: number): Promise<boolean> {
+    if (!this.enabled) return true;
+    const verdict = this.#verdict;
+    if (verdict !== undefined && verdict.at >= since && !this.#stale(verdict, this.#clock.now())) {
+      return verdict.healthy;
+    }
+    const running = this.#checking;
+    if (running === undefined) return this.#check();
+    if (running.started >= since) return running.verdict;
+    await running.verdict;
+    return this.healthySince(since);
+  }
+
+  /** The health check's clock: when a lookup is sent, for `healthySince`. */
+  now(): number {
+    return this.#clock.now();
+  }
+
   /** Expired, or contradicted by what lookups have seen since it was made. */
   #stale(verdict: Verdict, now: number): boolean {
     const age = now - verdict.at;
@@ -111,20 +135,30 @@ export class ResolverHealth {
 
   /** Runs the control queries, one check at a time; concurrent callers share it. */
   #check(): Promise<boolean> {
-    this.#checking ??= this.#askControls().finally(() => {
-      this.#checking = undefined;
-    });
-    return this.#checking;
+    if (this.#checking === undefined) {
+      const started = this.#clock.now();
+      const verdict = this.#askControls(started).finally(() => {
+        this.#checking = undefined;
+      });
+      this.#checking = { started, verdict };
+    }
+    return this.#checking.verdict;
   }
 
-  async #askControls(): Promise<boolean> {
-    const answers = await Promise.all(
-      this.#controlNames.map(async (name) => ({ name, answer: await this.#resolver.resolveMx(name) })),
-    );
-    // One control answering is enough: a single provider's trouble is not our resolver's.
-    const healthy = answers.some(({ answer }) => answer.kind === 'ok' && answer.records.length > 0);
+  async #askControls(started: number): Promise<boolean> {
+    // In turn, stopping at the first that answers: one control answering is enough (a single
+    // provider's trouble is not our resolver's), and a healthy check costs one query.
+    const answers: { name: string; answer: Awaited<ReturnType<DnsResolver['resolveMx']>> }[] = [];
+    let healthy = false;
+    for (const name of this.#controlNames) {
+      const answer = await this.#resolver.resolveMx(name);
+      answers.push({ name, answer });
+      healthy = answer.kind === 'ok' && answer.records.length > 0;
+      if (healthy) break;
+    }
     const previous = this.#verdict;
-    this.#verdict = { healthy, at: this.#clock.now() };
+    // Dated from when the questions were asked: it vouches for what was sent before then.
+    this.#verdict = { healthy, at: started };
     this.#failuresSinceVerdict = 0;
     if (!healthy && previous?.healthy !== false) {
       const seen = answers.map(({ name, answer }) => `${name}: ${describe(answer)}`).join(', ');

@@ -76,11 +76,14 @@ function setup(options: Partial<ResolverHealthOptions> = {}) {
 }
 
 describe('ResolverHealth', () => {
-  test('healthy while one control name answers with MX; both ask at once', async () => {
-    const { inner, health } = setup();
-    inner.controlByName.set('MX control-a.test', NXDOMAIN);
+  test('healthy while one control name answers with MX; asked in turn, to the first that answers', async () => {
+    const { clock, inner, health } = setup();
     assert.equal(await health.healthy(), true);
-    assert.equal(inner.controlQueries(), 2);
+    assert.equal(inner.controlQueries(), 1, 'the first answered: one query');
+    inner.controlByName.set('MX control-a.test', NXDOMAIN);
+    clock.advance(30_000);
+    assert.equal(await health.healthy(), true);
+    assert.equal(inner.controlQueries(), 3);
   });
 
   test('broken when no control name answers; the verdict is cached for its lifetime, then re-made', async () => {
@@ -93,7 +96,7 @@ describe('ResolverHealth', () => {
     inner.controls = MX_OK;
     clock.advance(1_000);
     assert.equal(await health.healthy(), true);
-    assert.equal(inner.controlQueries(), 4);
+    assert.equal(inner.controlQueries(), 3);
     assert.equal(warnings.length, 2, warnings.join('\n'));
     assert.match(warnings[0]!, /control queries \(control-a\.test: nxdomain, control-b\.test: nxdomain\)/);
     assert.match(warnings[1]!, /again/);
@@ -108,7 +111,7 @@ describe('ResolverHealth', () => {
     const pending = [health.healthy(), health.healthy(), health.healthy()];
     release();
     assert.deepEqual(await Promise.all(pending), [true, true, true]);
-    assert.equal(inner.controlQueries(), 2);
+    assert.equal(inner.controlQueries(), 1);
   });
 
   test('warns once per change, not per check or per lookup', async () => {
@@ -124,29 +127,51 @@ describe('ResolverHealth', () => {
     assert.equal(await health.healthy(), false);
   });
 
-  test('a healthy verdict is re-made early once failures pile up after it (a resolver that just broke)', async () => {
+  test('an NXDOMAIN stands only when a check made after its lookup vouches for it (a resolver that just broke)', async () => {
     const { clock, inner, resolver } = setup();
     assert.equal((await resolver.resolveMx('gone.test')).kind, 'nxdomain');
-    assert.equal(inner.controlQueries(), 2);
+    assert.equal(inner.controlQueries(), 1);
     inner.controls = NXDOMAIN;
-    clock.advance(3_000);
-    // The first failure after the verdict is still judged by it; the second is not.
-    assert.equal((await resolver.resolveMx('gmail.example')).kind, 'nxdomain');
-    const second = await resolver.resolveMx('outlook.example');
-    assert.deepEqual(second, { kind: 'error', failure: 'unconfirmed_nxdomain', retry: true, ours: true });
-    assert.equal(inner.controlQueries(), 4);
+    clock.advance(100);
+    // A healthy verdict 100 ms old cannot vouch for a lookup sent after it.
+    assert.deepEqual(await resolver.resolveMx('gmail.example'), {
+      kind: 'error',
+      failure: 'unconfirmed_nxdomain',
+      retry: true,
+      ours: true,
+    });
+    assert.equal(inner.controlQueries(), 3);
   });
 
-  test('no early re-check sooner than minRecheckMs, nor while answers keep coming', async () => {
+  test('concurrent NXDOMAINs share one check; SERVFAILs are judged by the cached verdict', async () => {
     const { clock, inner, resolver } = setup();
+    let release!: () => void;
+    inner.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const pending = Array.from({ length: 5 }, (_, i) => resolver.resolveMx(`gone${i}.test`));
+    release();
+    for (const answer of await Promise.all(pending)) assert.equal(answer.kind, 'nxdomain');
+    assert.equal(inner.controlQueries(), 1);
     inner.answers.set('MX live.test', MX_OK);
-    await resolver.resolveMx('gone1.test');
     for (let i = 0; i < 10; i++) {
       clock.advance(500);
-      await resolver.resolveMx(`gone-more${i}.test`);
+      inner.answers.set(`MX zone${i}.test`, SERVFAIL);
+      assert.deepEqual(await resolver.resolveMx(`zone${i}.test`), { ...SERVFAIL, ours: false });
       await resolver.resolveMx('live.test');
     }
-    assert.equal(inner.controlQueries(), 2);
+    assert.equal(inner.controlQueries(), 1, 'no re-check while answers keep coming');
+  });
+
+  test('a healthy verdict is re-made early once SERVFAILs pile up after it', async () => {
+    const { clock, inner, resolver } = setup();
+    inner.answers.set('MX zone1.test', SERVFAIL);
+    inner.answers.set('MX zone2.test', SERVFAIL);
+    assert.deepEqual(await resolver.resolveMx('zone1.test'), { ...SERVFAIL, ours: false });
+    inner.controls = SERVFAIL;
+    clock.advance(3_000);
+    assert.deepEqual(await resolver.resolveMx('zone1.test'), { ...SERVFAIL, ours: false });
+    assert.deepEqual(await resolver.resolveMx('zone2.test'), { ...SERVFAIL, ours: true });
   });
 
   test('a broken verdict is re-made early once the resolver answers something again', async () => {
