@@ -12,10 +12,34 @@ export interface Plan {
   ratePerSecond: number;
   /** Lists of one account worked on at once, across every worker (others wait their turn). */
   maxRunningLists?: number;
+  /** Rows an account may keep stored across its lists (an upload past it is refused, 413). */
+  maxStoredRows?: number;
+  /** Lists of an account not yet finished (uploading, queued, running, paused); one more is 429. */
+  maxUnfinishedLists?: number;
+  /** Days a finished list (completed, cancelled, failed) is kept; then it is deleted. */
+  retentionDays?: number;
 }
 
-/** Running lists per account for a plan that does not say (a plans file without the figure). */
+/** The figures for a plan that does not say (a plans file without them). */
 export const DEFAULT_MAX_RUNNING_LISTS = 2;
+export const DEFAULT_MAX_STORED_ROWS = 2_000_000;
+export const DEFAULT_MAX_UNFINISHED_LISTS = 10;
+export const DEFAULT_RETENTION_DAYS = 30;
+
+/** A plan's list-storage figures, defaults filled in. */
+export function storageLimits(
+  plan: Pick<Plan, 'maxStoredRows' | 'maxUnfinishedLists' | 'retentionDays'> | undefined,
+): {
+  maxStoredRows: number;
+  maxUnfinishedLists: number;
+  retentionDays: number;
+} {
+  return {
+    maxStoredRows: plan?.maxStoredRows ?? DEFAULT_MAX_STORED_ROWS,
+    maxUnfinishedLists: plan?.maxUnfinishedLists ?? DEFAULT_MAX_UNFINISHED_LISTS,
+    retentionDays: plan?.retentionDays ?? DEFAULT_RETENTION_DAYS,
+  };
+}
 
 /** The built-in plans (DESIGN §1). */
 export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
@@ -25,6 +49,9 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     monthlyBulkRequests: 10,
     ratePerSecond: 5,
     maxRunningLists: 1,
+    maxStoredRows: 100_000,
+    maxUnfinishedLists: 3,
+    retentionDays: 30,
   },
   starter: {
     name: 'starter',
@@ -32,6 +59,9 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     monthlyBulkRequests: 500,
     ratePerSecond: 20,
     maxRunningLists: 2,
+    maxStoredRows: 2_000_000,
+    maxUnfinishedLists: 10,
+    retentionDays: 30,
   },
   pro: {
     name: 'pro',
@@ -39,6 +69,9 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     monthlyBulkRequests: 10_000,
     ratePerSecond: 50,
     maxRunningLists: 4,
+    maxStoredRows: 20_000_000,
+    maxUnfinishedLists: 50,
+    retentionDays: 30,
   },
 });
 
@@ -56,6 +89,9 @@ export const plansFileSchema = z
       monthly_bulk_requests: count,
       rate_limit_per_second: z.number().int().min(1).max(100_000),
       max_running_lists: z.number().int().min(1).max(1_000).optional(),
+      max_stored_rows: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+      max_unfinished_lists: z.number().int().min(1).max(100_000).optional(),
+      retention_days: z.number().int().min(1).max(3650).optional(),
     }),
   )
   .refine((plans) => Object.keys(plans).length > 0, 'at least one plan')
@@ -84,6 +120,9 @@ export function parsePlans(text: string): Record<string, Plan> {
         monthlyBulkRequests: plan.monthly_bulk_requests,
         ratePerSecond: plan.rate_limit_per_second,
         ...(plan.max_running_lists !== undefined && { maxRunningLists: plan.max_running_lists }),
+        ...(plan.max_stored_rows !== undefined && { maxStoredRows: plan.max_stored_rows }),
+        ...(plan.max_unfinished_lists !== undefined && { maxUnfinishedLists: plan.max_unfinished_lists }),
+        ...(plan.retention_days !== undefined && { retentionDays: plan.retention_days }),
       },
     ]),
   );
@@ -109,5 +148,6 @@ export function effectiveLimits(
     monthlyBulkRequests: overrides.bulkQuota ?? plan.monthlyBulkRequests,
     ratePerSecond: overrides.rateLimit ?? plan.ratePerSecond,
     maxRunningLists: plan.maxRunningLists ?? DEFAULT_MAX_RUNNING_LISTS,
+    ...storageLimits(plan),
   };
 }

@@ -9,6 +9,7 @@ import { addressKeyOf } from '../service/verification-service.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
 import type { JobQueue } from './job-queue.ts';
+import { type ListStorageLimits, rowAllowance, storedRowsError } from './list-limits.ts';
 import type { ListRecord, ListStore, ResultRow } from './list-store.ts';
 
 /** One uploaded row, as the upload parsers yield it. */
@@ -66,14 +67,24 @@ export class ListService {
   }
 
   /**
+   * The rows another list of the account may hold under `limits`: call it before reading an upload.
+   * @throws ListLimitError when the account has no room for another list.
+   */
+  async room(accountId: string, limits: ListStorageLimits): Promise<number> {
+    return rowAllowance(await this.#deps.lists.accountStorage(accountId), limits);
+  }
+
+  /**
    * Stores a list from a stream of rows, batch by batch (memory stays bounded whatever the size),
    * then queues it. `details` is called once the rows are read; if reading them or `details`
-   * fails, nothing is left behind and the error is rethrown.
+   * fails, nothing is left behind and the error is rethrown. With `limits`, a row past
+   * `limits.rows` throws ListLimitError (the account's stored rows).
    */
   async create(
     upload: ListUpload,
     rows: AsyncIterable<IncomingRow>,
     details: () => ListDetails,
+    limits?: { rows: number; maxStoredRows: number },
   ): Promise<ListRecord> {
     const { lists } = this.#deps;
     const listId = await lists.beginList(upload, this.#now());
@@ -83,6 +94,7 @@ export class ListService {
       let rowNumber = 0;
       for await (const row of rows) {
         rowNumber += 1;
+        if (limits !== undefined && rowNumber > limits.rows) throw storedRowsError(limits.maxStoredRows);
         const email = row.email.trim();
         const normalized = normalizeAddress(email);
         batch.push({

@@ -95,6 +95,15 @@ export interface AddressCharge {
   limit: number;
 }
 
+/** An account's share of list storage. */
+export interface AccountStorage {
+  storedRows: number;
+  unfinishedLists: number;
+}
+
+/** The states of a list that is done: nothing more runs, and it is kept only for its retention. */
+export const FINISHED_LIST_STATES = ['completed', 'cancelled', 'failed'] as const;
+
 /** A webhook event waiting to be delivered. */
 export interface WebhookDelivery {
   id: string;
@@ -164,6 +173,21 @@ export interface ListStore {
   deleteList(listId: string): Promise<void>;
   /** Removes uploads that never finished (their process died), older than `before`. */
   deleteStaleUploads(before: Date): Promise<number>;
+  /**
+   * What an account keeps: the rows of its lists (an upload counts once it is whole) and its
+   * unfinished lists (uploading, queued, running, paused).
+   */
+  accountStorage(accountId: string): Promise<AccountStorage>;
+  /**
+   * Finished lists (completed, cancelled, failed) past their retention, oldest first, `limit` at
+   * most: a list of a key on plan P ended before `endedBefore[P]`, of a key on another plan before
+   * `otherwise`.
+   */
+  expiredLists(
+    endedBefore: Readonly<Record<string, Date>>,
+    otherwise: Date,
+    limit: number,
+  ): Promise<string[]>;
 
   /** The list, when it exists and (with `accountId`) belongs to that account. */
   getList(listId: string, accountId?: string): Promise<ListRecord | null>;

@@ -5,9 +5,11 @@
  * any number of processes at once because the store arbitrates:
  * - runnable lists are (re-)queued, so a list whose message was lost or whose worker died resumes;
  * - lists paused for quota resume once their key has quota again (a new month, a higher quota);
- * - due webhook deliveries are sent.
+ * - due webhook deliveries are sent;
+ * - finished lists past their plan's retention are deleted, rows and results with them (SQLite
+ *   reuses the freed pages for later lists).
  */
-import { effectiveLimits, type Plan } from '../accounts/plans.ts';
+import { DEFAULT_PLAN, effectiveLimits, type Plan, storageLimits } from '../accounts/plans.ts';
 import type { Store } from '../accounts/store.ts';
 import { monthOf } from '../service/months.ts';
 import type { JobQueue } from './job-queue.ts';
@@ -51,6 +53,8 @@ export async function startListWorker(deps: ListWorkerDeps): Promise<ListWorker>
     if (removed > 0) deps.log('info', 'removed unfinished uploads', { removed });
     await resumeQuotaPaused(deps, now());
     for (const listId of await deps.store.lists.runnableListIds()) await deps.queue.enqueue(listId);
+    const expired = await deleteExpiredLists(deps, now());
+    if (expired > 0) deps.log('info', 'deleted lists past their retention', { deleted: expired });
   };
   const guarded = (name: string, work: () => Promise<void>) => {
     let running = false;
@@ -103,4 +107,25 @@ async function resumeQuotaPaused(deps: ListWorkerDeps, at: Date): Promise<void> 
       await deps.queue.enqueue(id);
     }
   }
+}
+
+/** Lists deleted per sweep at most: a backlog goes over a few sweeps, never one long stall. */
+const EXPIRED_PER_SWEEP = 20;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Deletes finished lists past their key's plan's retention; returns how many. */
+async function deleteExpiredLists(deps: ListWorkerDeps, now: Date): Promise<number> {
+  const cutoff = (plan: Plan | undefined) =>
+    new Date(now.getTime() - storageLimits(plan).retentionDays * DAY_MS);
+  const endedBefore = Object.fromEntries(
+    Object.entries(deps.plans).map(([name, plan]) => [name, cutoff(plan)]),
+  );
+  // A key on a plan the plans file no longer has is treated as on the default plan (as its limits are).
+  const expired = await deps.store.lists.expiredLists(
+    endedBefore,
+    cutoff(deps.plans[DEFAULT_PLAN]),
+    EXPIRED_PER_SWEEP,
+  );
+  for (const listId of expired) await deps.store.lists.deleteList(listId);
+  return expired.length;
 }

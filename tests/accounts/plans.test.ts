@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUILT_IN_PLANS, effectiveLimits, parsePlans } from '../../src/accounts/plans.ts';
+import { BUILT_IN_PLANS, effectiveLimits, parsePlans, storageLimits } from '../../src/accounts/plans.ts';
 
 describe('plans', () => {
   it('has the built-in plans of DESIGN §1', () => {
@@ -10,6 +10,9 @@ describe('plans', () => {
       monthlyBulkRequests: 10,
       ratePerSecond: 5,
       maxRunningLists: 1,
+      maxStoredRows: 100_000,
+      maxUnfinishedLists: 3,
+      retentionDays: 30,
     });
     assert.deepEqual(BUILT_IN_PLANS.starter, {
       name: 'starter',
@@ -17,6 +20,9 @@ describe('plans', () => {
       monthlyBulkRequests: 500,
       ratePerSecond: 20,
       maxRunningLists: 2,
+      maxStoredRows: 2_000_000,
+      maxUnfinishedLists: 10,
+      retentionDays: 30,
     });
     assert.deepEqual(BUILT_IN_PLANS.pro, {
       name: 'pro',
@@ -24,6 +30,9 @@ describe('plans', () => {
       monthlyBulkRequests: 10000,
       ratePerSecond: 50,
       maxRunningLists: 4,
+      maxStoredRows: 20_000_000,
+      maxUnfinishedLists: 50,
+      retentionDays: 30,
     });
   });
 
@@ -37,10 +46,24 @@ describe('plans', () => {
           monthly_bulk_requests: 1,
           rate_limit_per_second: 1,
           max_running_lists: 9,
+          max_stored_rows: 500,
+          max_unfinished_lists: 4,
+          retention_days: 7,
         },
       }),
     );
     assert.equal(plans.big?.maxRunningLists, 9);
+    assert.deepEqual(storageLimits(plans.big), {
+      maxStoredRows: 500,
+      maxUnfinishedLists: 4,
+      retentionDays: 7,
+    });
+    // Without the figures, the defaults.
+    assert.deepEqual(storageLimits(plans.team), {
+      maxStoredRows: 2_000_000,
+      maxUnfinishedLists: 10,
+      retentionDays: 30,
+    });
     // Without the figure, a plan's lists run two at a time.
     assert.equal(
       effectiveLimits(plans, 'team', { monthlyQuota: null, bulkQuota: null, rateLimit: null })
@@ -81,6 +104,9 @@ describe('plans', () => {
       monthlyBulkRequests: 10000,
       ratePerSecond: 2,
       maxRunningLists: 4,
+      maxStoredRows: 20_000_000,
+      maxUnfinishedLists: 50,
+      retentionDays: 30,
     });
     assert.equal(
       effectiveLimits(BUILT_IN_PLANS, 'gone', { monthlyQuota: null, bulkQuota: null, rateLimit: null }).name,

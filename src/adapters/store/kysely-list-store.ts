@@ -16,7 +16,14 @@ import type {
   ResultRow,
   UploadedRow,
 } from '../../jobs/list-store.ts';
-import { compareTurns, LIVE_LIST_STATES, type ListStart, type ListTurn } from '../../jobs/list-store.ts';
+import {
+  type AccountStorage,
+  compareTurns,
+  FINISHED_LIST_STATES,
+  LIVE_LIST_STATES,
+  type ListStart,
+  type ListTurn,
+} from '../../jobs/list-store.ts';
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
 import { type CountColumn, countColumnOf, toListRecord } from './list-rows.ts';
@@ -176,6 +183,44 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .execute();
     for (const { id } of stale) await this.deleteList(id);
     return stale.length;
+  }
+
+  async accountStorage(accountId: string): Promise<AccountStorage> {
+    const finished = [...FINISHED_LIST_STATES];
+    const row = await this.#db
+      .selectFrom('lists')
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number | string | bigint>('total_rows'), eb.lit(0)).as('rows'),
+        eb.fn
+          .sum<number | string | bigint>(eb.case().when('state', 'in', finished).then(0).else(1).end())
+          .as('unfinished'),
+      ])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return { storedRows: Number(row?.rows ?? 0), unfinishedLists: Number(row?.unfinished ?? 0) };
+  }
+
+  async expiredLists(
+    endedBefore: Readonly<Record<string, Date>>,
+    otherwise: Date,
+    limit: number,
+  ): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('lists')
+      .innerJoin('api_keys', 'api_keys.id', 'lists.api_key_id')
+      .select('lists.id')
+      .where('lists.state', 'in', [...FINISHED_LIST_STATES])
+      .where((eb) => {
+        const plans = Object.entries(endedBefore);
+        if (plans.length === 0) return eb('lists.finished_at', '<', otherwise.toISOString());
+        let cutoff = eb.case('api_keys.plan').when(plans[0]![0]).then(plans[0]![1].toISOString());
+        for (const [plan, before] of plans.slice(1)) cutoff = cutoff.when(plan).then(before.toISOString());
+        return eb('lists.finished_at', '<', cutoff.else(otherwise.toISOString()).end());
+      })
+      .orderBy('lists.finished_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.id);
   }
 
   async getList(listId: string, accountId?: string): Promise<ListRecord | null> {

@@ -430,6 +430,63 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       });
     });
 
+    describe('storage and retention', () => {
+      it('accountStorage counts an account’s stored rows and its unfinished lists', async () => {
+        const key = await newKey();
+        const sameAccount = await newKey({ accountId: key.accountId });
+        assert.deepEqual(await lists.accountStorage(key.accountId), { storedRows: 0, unfinishedLists: 0 });
+        const queued = await upload(key, [rowsOf(['a@x.test', 'b@x.test', 'a@x.test'])]);
+        const done = await upload(sameAccount, [rowsOf(['c@x.test'])]);
+        await lists.transition(done.id, ['queued'], 'cancelled', at(1));
+        // An upload in progress is unfinished; its rows count once it is whole.
+        const uploading = await lists.beginList(newList(key), at(2));
+        await lists.addRows(uploading, rowsOf(['d@x.test']), at(2));
+        assert.deepEqual(await lists.accountStorage(key.accountId), { storedRows: 4, unfinishedLists: 2 });
+        await lists.transition(queued.id, ['queued'], 'paused', at(3));
+        assert.equal((await lists.accountStorage(key.accountId)).unfinishedLists, 2, 'paused is unfinished');
+        await lists.deleteList(queued.id);
+        assert.deepEqual(await lists.accountStorage(key.accountId), { storedRows: 1, unfinishedLists: 1 });
+        assert.deepEqual(await lists.accountStorage((await newKey()).accountId), {
+          storedRows: 0,
+          unfinishedLists: 0,
+        });
+      });
+
+      it('expiredLists: finished lists ended before their plan’s cutoff, oldest first', async () => {
+        const short = `short-${randomUUID()}`;
+        const long = `long-${randomUUID()}`;
+        const onShort = await newKey({ plan: short });
+        const onLong = await newKey({ plan: long });
+        const finish = async (
+          key: ApiKeyRecord,
+          to: 'completed' | 'cancelled' | 'failed',
+          second: number,
+        ) => {
+          const list = await upload(key, [rowsOf(['a@x.test'])]);
+          await lists.transition(list.id, ['queued'], to, at(second));
+          return list.id;
+        };
+        const oldCompleted = await finish(onShort, 'completed', 10);
+        const oldCancelled = await finish(onShort, 'cancelled', 5);
+        const recent = await finish(onShort, 'failed', 100);
+        const longKept = await finish(onLong, 'completed', 10);
+        const running = await upload(onShort, [rowsOf(['b@x.test'])]);
+        await lists.transition(running.id, ['queued'], 'running', at(1));
+        const cutoffs = { [short]: at(50), [long]: at(1) };
+        const epoch = new Date(0);
+        assert.deepEqual(await lists.expiredLists(cutoffs, epoch, 10), [oldCancelled, oldCompleted]);
+        assert.deepEqual(await lists.expiredLists(cutoffs, epoch, 1), [oldCancelled]);
+        // A plan not named falls back to `otherwise` (the store is shared: other tests' lists too).
+        const mine = new Set([oldCompleted, oldCancelled, recent, longKept, running.id]);
+        const fallback = await lists.expiredLists({ [short]: at(50) }, at(20), 100);
+        assert.deepEqual(
+          fallback.filter((id) => mine.has(id)),
+          [oldCancelled, oldCompleted, longKept],
+        );
+        assert.ok(!(await lists.expiredLists(cutoffs, epoch, 10)).includes(recent));
+      });
+    });
+
     describe('transitions', () => {
       it('moves a list only from the given states, with startedAt once and finishedAt at the end', async () => {
         const key = await newKey();

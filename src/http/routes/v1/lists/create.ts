@@ -7,6 +7,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { storageLimits } from '../../../../accounts/plans.ts';
+import { ListLimitError } from '../../../../jobs/list-limits.ts';
 import type { IncomingRow, ListDetails, ListService } from '../../../../jobs/list-service.ts';
 import { listView } from '../../../../jobs/list-view.ts';
 import { readCsvUpload } from '../../../../jobs/upload/csv-rows.ts';
@@ -20,7 +22,7 @@ import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses
 import { idleTimeout, limitBytes, multipartCsv } from './upload-body.ts';
 
 export interface ListCreateDeps {
-  lists: Pick<ListService, 'create'>;
+  lists: Pick<ListService, 'create' | 'room'>;
   secretKey: Buffer;
   /** The most rows a list may have. */
   maxRows: number;
@@ -60,8 +62,9 @@ const schema = {
       400: ['bad_request'],
       401: ['unauthorized'],
       408: ['request_timeout'],
+      413: ['storage_limit_reached'],
       422: ['validation_failed'],
-      429: ['rate_limited'],
+      429: ['rate_limited', 'too_many_lists'],
       500: ['internal_error'],
     }),
   },
@@ -75,17 +78,25 @@ export const listCreateRoute: FastifyPluginAsync<ListCreateDeps> = async (app, d
     const caller = callerOf(request);
     let list: Awaited<ReturnType<ListService['create']>>;
     try {
+      // Before a byte of the body is read: an account with no room is refused at once.
+      const limits = storageLimits(caller.limits);
+      const rows = await deps.lists.room(caller.accountId, limits);
       const upload = await readUpload(request, deps.maxRows, deps.uploadIdleTimeoutMs);
       list = await deps.lists.create(
         { accountId: caller.accountId, apiKeyId: caller.keyId, source: upload.source, header: upload.header },
         upload.rows,
         upload.details,
+        { rows, maxStoredRows: limits.maxStoredRows },
       );
     } catch (error) {
       // The body may be partly unread (and its stream ended early): this connection cannot carry
       // another request, so the client is told to open a new one.
       reply.header('connection', 'close');
       if (error instanceof UploadError) throw toApiError(error);
+      if (error instanceof ListLimitError) {
+        const code = error.limit === 'stored_rows' ? 'storage_limit_reached' : 'too_many_lists';
+        throw new ApiError(code, { message: error.message });
+      }
       throw error;
     }
     request.log.info({ listId: list.id, rows: list.counts.total }, 'list created');
