@@ -190,6 +190,12 @@ const CASES: Case[] = [
     body: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\na@b.te',
     status: 400,
   },
+  {
+    name: 'multipart with 50 fields before the file',
+    contentType: 'multipart/form-data; boundary=xyz',
+    body: `${Array.from({ length: 50 }, (_, i) => `--xyz\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('')}--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\na@b.test\n\r\n--xyz--\r\n`,
+    status: 400,
+  },
 ];
 
 async function listCount(): Promise<number> {

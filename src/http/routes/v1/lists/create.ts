@@ -121,11 +121,11 @@ async function readUpload(
   maxRows: number,
   idleTimeoutMs: number,
 ): Promise<Upload> {
-  const body = limitBytes(idleTimeout(request.body as Readable, idleTimeoutMs), MAX_UPLOAD_BYTES);
   const query = request.query;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const body = () => limitBytes(idleTimeout(request.body as Readable, idleTimeoutMs), MAX_UPLOAD_BYTES);
   if (mediaType === 'application/json') {
-    const upload = readJsonUpload(body, { maxRows });
+    const upload = readJsonUpload(body(), { maxRows });
     return {
       source: 'json',
       header: null,
@@ -142,11 +142,13 @@ async function readUpload(
     };
   }
   let fields: Record<string, string> = {};
-  let source: AsyncIterable<Buffer> = body;
+  let source: AsyncIterable<Buffer>;
   if (mediaType === 'multipart/form-data') {
-    const multipart = await multipartCsv(request.raw.headers, body);
+    const multipart = await multipartCsv(request, { idleTimeoutMs, maxBytes: MAX_UPLOAD_BYTES });
     fields = multipart.fields;
     source = multipart.file;
+  } else {
+    source = body();
   }
   // Checked before any row is stored: a CSV's details are known up front.
   const name = checkListName(fields.name ?? query.name) ?? DEFAULT_LIST_NAME;

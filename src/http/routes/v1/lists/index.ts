@@ -4,6 +4,7 @@
  * (JSON and CSV) or a multipart reader, and it has no JSON-object check. Auth and the rate limit
  * come from the parent context.
  */
+import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ListService } from '../../../../jobs/list-service.ts';
 import { badRequest } from '../../../errors.ts';
@@ -26,7 +27,8 @@ export const listRoutes: FastifyPluginAsync<ListRoutesDeps> = async (app, deps) 
   app.addContentTypeParser(['application/json', 'text/csv', 'application/csv'], (_request, payload, done) =>
     done(null, payload),
   );
-  app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
+  // Forms are read by @fastify/multipart, as they arrive, when the route asks for their parts.
+  await app.register(fastifyMultipart);
   app.addContentTypeParser('*', (_request, _payload, done) =>
     done(badRequest(`Content-Type must be one of: ${UPLOAD_CONTENT_TYPES.join(', ')}`), undefined),
   );

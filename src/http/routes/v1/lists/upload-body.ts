@@ -1,10 +1,8 @@
 /**
  * Reading an upload's body as a stream: a timeout between chunks, a byte cap, and the CSV file of a
- * multipart form (parsed by busboy as it arrives, never buffered whole).
+ * multipart form.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import busboy from 'busboy';
+import type { FastifyRequest } from 'fastify';
 import { UploadError } from '../../../../jobs/upload/upload-error.ts';
 import { ApiError } from '../../../errors.ts';
 
@@ -61,9 +59,9 @@ export interface MultipartCsv {
 }
 
 /** The file's bytes; any failure while reading them (a form cut short) is the uploader's. */
-async function* uploadErrorsOnly(file: Readable): AsyncGenerator<Buffer> {
+async function* uploadErrorsOnly(file: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   try {
-    for await (const chunk of file) yield chunk as Buffer;
+    for await (const chunk of file) yield chunk;
   } catch (error) {
     if (error instanceof UploadError || error instanceof ApiError) throw error;
     throw new UploadError('bad_request', 'The multipart form ended before the file did', 'file');
@@ -73,57 +71,49 @@ async function* uploadErrorsOnly(file: Readable): AsyncGenerator<Buffer> {
 /** Text fields read from the form (others are ignored). */
 const FIELD_NAMES = new Set(['name', 'webhook_url', 'column']);
 
+/** Bounds on the form around the file: a few short fields, one file. */
+const FORM_LIMITS = { files: 1, fields: 20, fieldSize: 4096, parts: 40, fieldNameSize: 100 };
+
 /**
- * Resolves when the multipart field `file` starts, with the fields that came before it.
- * @throws UploadError when the form is malformed or has no `file`.
+ * Reads a multipart form (parsed by @fastify/multipart as it arrives, never buffered whole) up to
+ * its field `file`: resolves with the fields that came before it and the file's bytes, with the
+ * same silence bound and byte cap as a plain body.
+ * @throws UploadError when the form is malformed or has no `file`; ApiError on a silence.
  */
-export function multipartCsv(
-  headers: IncomingHttpHeaders,
-  body: AsyncIterable<Buffer>,
+export async function multipartCsv(
+  request: FastifyRequest,
+  options: { idleTimeoutMs: number; maxBytes: number },
 ): Promise<MultipartCsv> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers,
-        limits: { files: 1, fields: 20, fieldSize: 4096, parts: 40, fieldNameSize: 100 },
-      });
-    } catch {
-      reject(new UploadError('bad_request', 'The multipart form has no boundary'));
-      return;
+  const fields: Record<string, string> = {};
+  try {
+    // One more byte than the cap reaches busboy's own limit, so limitBytes below names the cap.
+    const parts = request.parts({ limits: { ...FORM_LIMITS, fileSize: options.maxBytes + 1 } });
+    for await (const part of idleTimeout(parts, options.idleTimeoutMs)) {
+      if (part.type === 'field') {
+        if (FIELD_NAMES.has(part.fieldname) && typeof part.value === 'string')
+          fields[part.fieldname] = part.value;
+        continue;
+      }
+      if (part.fieldname !== 'file') {
+        part.file.resume();
+        continue;
+      }
+      const bytes = limitBytes(idleTimeout(part.file, options.idleTimeoutMs), options.maxBytes);
+      return { fields, file: uploadErrorsOnly(bytes) };
     }
-    const fields: Record<string, string> = {};
-    let file: Readable | undefined;
-    const fail = (error: unknown): void => {
-      const uploadError =
-        error instanceof UploadError || error instanceof ApiError
-          ? error
-          : new UploadError('bad_request', 'The multipart form is malformed');
-      if (file === undefined) reject(uploadError);
-      else file.destroy(uploadError);
-    };
-    parser.on('field', (name, value) => {
-      if (FIELD_NAMES.has(name) && file === undefined) fields[name] = value;
-    });
-    parser.on('file', (name, stream) => {
-      if (name !== 'file' || file !== undefined) {
-        stream.resume();
-        return;
-      }
-      file = stream;
-      resolve({ fields, file: uploadErrorsOnly(stream) });
-    });
-    parser.on('error', fail);
-    parser.on('close', () => {
-      if (file === undefined) {
-        reject(new UploadError('validation_failed', 'Send the CSV in the multipart field `file`', 'file'));
-      }
-    });
-    (async () => {
-      for await (const chunk of body) {
-        if (!parser.write(chunk)) await new Promise((resume) => parser.once('drain', resume));
-      }
-      parser.end();
-    })().catch(fail);
-  });
+  } catch (error) {
+    if (error instanceof UploadError || error instanceof ApiError) throw error;
+    throw new UploadError('bad_request', formProblem(error));
+  }
+  throw new UploadError('validation_failed', 'Send the CSV in the multipart field `file`', 'file');
+}
+
+/** What is wrong with a form, from @fastify/multipart's or busboy's error. */
+function formProblem(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return 'The multipart form has too many parts: a few text fields and one file, `file`';
+  }
+  if (error instanceof Error && /boundary/i.test(error.message)) return 'The multipart form has no boundary';
+  return 'The multipart form is malformed';
 }
