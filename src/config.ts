@@ -72,6 +72,8 @@ const envSchema = z.object({
    * deadline as a whole (512 MB may take minutes); every other request must arrive within 30 s.
    */
   MAILVET_UPLOAD_IDLE_TIMEOUT_MS: integer(30_000, 100, 600_000),
+  /** A list upload that takes longer than this in all is refused (408), ms. */
+  MAILVET_UPLOAD_TIMEOUT_MS: integer(3_600_000, 1_000, 86_400_000),
   /** An idle keep-alive socket is closed after this, ms. */
   MAILVET_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 600_000),
   /** SQLite file and local state in embedded mode. */

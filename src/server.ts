@@ -60,7 +60,11 @@ export async function startServer(config: Config, options: StartServerOptions = 
   let app: FastifyInstance;
   try {
     app = buildApp(
-      { ...services, uploadIdleTimeoutMs: config.MAILVET_UPLOAD_IDLE_TIMEOUT_MS },
+      {
+        ...services,
+        uploadIdleTimeoutMs: config.MAILVET_UPLOAD_IDLE_TIMEOUT_MS,
+        uploadTimeoutMs: config.MAILVET_UPLOAD_TIMEOUT_MS,
+      },
       {
         logger: options.logger ?? { level: 'info' },
         requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,

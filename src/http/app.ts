@@ -40,6 +40,8 @@ export interface AppDeps {
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */
   uploadIdleTimeoutMs?: number;
+  /** A list upload that takes longer than this in all is refused (408), ms [3,600,000]. */
+  uploadTimeoutMs?: number;
   /** Further lines for the default /readyz (Redis in scale-out). */
   moreReadiness?: () => Promise<ReadinessChecks>;
 }

@@ -38,10 +38,11 @@ function rawRequest(
   headers: Record<string, string>,
   parts: string[],
   gapMs: number,
+  target: { port: number; key: string } = { port, key },
 ): Promise<{ status: number; body: string; closedMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const socket = net.connect({ host: '127.0.0.1', port });
+    const socket = net.connect({ host: '127.0.0.1', port: target.port });
     let received = '';
     socket.setEncoding('utf8');
     socket.on('data', (data: string) => {
@@ -59,7 +60,7 @@ function rawRequest(
     socket.once('connect', async () => {
       const head = Object.entries({
         host: 'x',
-        authorization: `Bearer ${key}`,
+        authorization: `Bearer ${target.key}`,
         connection: 'close',
         ...headers,
       })
@@ -129,6 +130,41 @@ test('a multipart upload that stops arriving is refused with 408 too', async () 
   );
   assert.equal(status, 408);
   assert.equal((JSON.parse(body) as { code: string }).code, 'request_timeout');
+});
+
+test('an upload trickled for longer than MAILVET_UPLOAD_TIMEOUT_MS in all is refused with 408', async () => {
+  const strict = await startListServer(
+    {
+      MAILVET_SMTP_PROBE: 'false',
+      MAILVET_UPLOAD_IDLE_TIMEOUT_MS: '1000',
+      MAILVET_UPLOAD_TIMEOUT_MS: '2000',
+    },
+    {},
+    { requestTimeoutMs: REQUEST_TIMEOUT_MS },
+  );
+  try {
+    const strictKey = await strict.key();
+    const rows = Array.from({ length: 40 }, (_, i) => `t${i}@b.example\n`);
+    const body = `email\n${rows.join('')}`;
+    const {
+      status,
+      body: answer,
+      closedMs,
+    } = await rawRequest(
+      '/api/v1/lists',
+      { 'content-type': 'text/csv', 'content-length': String(Buffer.byteLength(body)) },
+      ['email\n', ...rows],
+      250,
+      { port: Number(new URL(strict.url).port), key: strictKey },
+    );
+    assert.equal(status, 408, answer);
+    assert.match((JSON.parse(answer) as { message: string }).message, /took longer than 2 s in all/);
+    assert.ok(closedMs < 40 * 250, 'cut off before the trickle ended');
+    const index = (await (await strict.api(strictKey, '/lists')).json()) as { lists: unknown[] };
+    assert.deepEqual(index.lists, []);
+  } finally {
+    await strict.close();
+  }
 });
 
 test('every other route keeps its whole-request deadline: a trickled /verify body is 408', async () => {

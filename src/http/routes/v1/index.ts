@@ -27,11 +27,13 @@ export interface V1Deps {
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms. */
   uploadIdleTimeoutMs?: number;
+  /** A list upload that takes longer than this in all is refused (408), ms. */
+  uploadTimeoutMs?: number;
 }
 
 /** Registers the verification routes under the caller's prefix (`/api/v1`). */
 export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
-  const { service, store, rateLimiter, plans, lists, secretKey, uploadIdleTimeoutMs } = deps;
+  const { service, store, rateLimiter, plans, lists, secretKey, uploadIdleTimeoutMs, uploadTimeoutMs } = deps;
   // Each plugin gets only its own dependencies: passing these options on whole would pass the
   // caller's `prefix` too, and prefix the routes twice.
   await app.register(authPlugin, { store, plans });
@@ -47,12 +49,15 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
       secretKey,
       maxRows: LIST_MAX_ROWS,
       uploadIdleTimeoutMs: uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS,
+      uploadTimeoutMs: uploadTimeoutMs ?? UPLOAD_TIMEOUT_MS,
     });
   }
 };
 
 /** How long a list upload's body may stop arriving by default, ms (MAILVET_UPLOAD_IDLE_TIMEOUT_MS). */
 export const UPLOAD_IDLE_TIMEOUT_MS = 30_000;
+/** How long a whole list upload may take by default, ms (MAILVET_UPLOAD_TIMEOUT_MS): an hour. */
+export const UPLOAD_TIMEOUT_MS = 3_600_000;
 
 /** The most rows one list may have (up to 1,000,000). */
 export const LIST_MAX_ROWS = 1_000_000;

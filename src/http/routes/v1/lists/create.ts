@@ -19,7 +19,7 @@ import { webhookSecretFor } from '../../../../jobs/webhook-signature.ts';
 import { ApiError } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses.ts';
-import { idleTimeout, limitBytes, multipartCsv } from './upload-body.ts';
+import { limitBytes, multipartCsv, type UploadTimeouts, withTimeouts } from './upload-body.ts';
 
 export interface ListCreateDeps {
   lists: Pick<ListService, 'create' | 'room'>;
@@ -28,6 +28,8 @@ export interface ListCreateDeps {
   maxRows: number;
   /** The body may stop arriving for this long before the upload is refused (408), ms. */
   uploadIdleTimeoutMs: number;
+  /** The whole upload may take this long, ms (408 past it). */
+  uploadTimeoutMs: number;
 }
 
 interface CreateQuery {
@@ -81,7 +83,11 @@ export const listCreateRoute: FastifyPluginAsync<ListCreateDeps> = async (app, d
       // Before a byte of the body is read: an account with no room is refused at once.
       const limits = storageLimits(caller.limits);
       const rows = await deps.lists.room(caller.accountId, limits);
-      const upload = await readUpload(request, deps.maxRows, deps.uploadIdleTimeoutMs);
+      const upload = await readUpload(request, deps.maxRows, {
+        idleMs: deps.uploadIdleTimeoutMs,
+        totalMs: deps.uploadTimeoutMs,
+        startedAt: performance.now(),
+      });
       list = await deps.lists.create(
         { accountId: caller.accountId, apiKeyId: caller.keyId, source: upload.source, header: upload.header },
         upload.rows,
@@ -119,11 +125,11 @@ interface Upload {
 async function readUpload(
   request: FastifyRequest<{ Querystring: CreateQuery }>,
   maxRows: number,
-  idleTimeoutMs: number,
+  timeouts: UploadTimeouts,
 ): Promise<Upload> {
   const query = request.query;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  const body = () => limitBytes(idleTimeout(request.body as Readable, idleTimeoutMs), MAX_UPLOAD_BYTES);
+  const body = () => limitBytes(withTimeouts(request.body as Readable, timeouts), MAX_UPLOAD_BYTES);
   if (mediaType === 'application/json') {
     const upload = readJsonUpload(body(), { maxRows });
     return {
@@ -144,7 +150,7 @@ async function readUpload(
   let fields: Record<string, string> = {};
   let source: AsyncIterable<Buffer>;
   if (mediaType === 'multipart/form-data') {
-    const multipart = await multipartCsv(request, { idleTimeoutMs, maxBytes: MAX_UPLOAD_BYTES });
+    const multipart = await multipartCsv(request, { timeouts, maxBytes: MAX_UPLOAD_BYTES });
     fields = multipart.fields;
     source = multipart.file;
   } else {

@@ -37,6 +37,7 @@ export const listRoutes: FastifyPluginAsync<ListRoutesDeps> = async (app, deps) 
     secretKey: deps.secretKey,
     maxRows: deps.maxRows,
     uploadIdleTimeoutMs: deps.uploadIdleTimeoutMs,
+    uploadTimeoutMs: deps.uploadTimeoutMs,
   });
   await app.register(listReadRoutes, { lists: deps.lists });
   await app.register(listActionRoutes, { lists: deps.lists });

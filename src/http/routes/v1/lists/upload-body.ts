@@ -6,25 +6,38 @@ import type { FastifyRequest } from 'fastify';
 import { UploadError } from '../../../../jobs/upload/upload-error.ts';
 import { ApiError } from '../../../errors.ts';
 
+/** How long an upload's body may take: between chunks, and in all (from `startedAt`, performance.now()). */
+export interface UploadTimeouts {
+  idleMs: number;
+  totalMs: number;
+  startedAt: number;
+}
+
 /**
  * Passes `source` through, failing with 408 `request_timeout` when the client sends nothing for
- * `idleMs`. Only the client's silence counts: the clock runs while a chunk is awaited, not while
- * the reader stores the previous ones. After a timeout the source is left as it is: the route
- * answers 408 with `Connection: close`, and the server closes the socket once that is sent.
+ * `idleMs`, or once the upload has taken `totalMs` in all (a trickle of a byte a minute must not
+ * hold a socket and an unfinished list for days). The silence clock runs only while a chunk is
+ * awaited, not while the reader stores the previous ones. After a timeout the source is left as
+ * it is: the route answers 408 with `Connection: close`, and the server closes the socket once
+ * that is sent.
  */
-export async function* idleTimeout<T>(source: AsyncIterable<T>, idleMs: number): AsyncGenerator<T> {
+export async function* withTimeouts<T>(
+  source: AsyncIterable<T>,
+  timeouts: UploadTimeouts,
+): AsyncGenerator<T> {
   const chunks = source[Symbol.asyncIterator]();
+  const deadline = timeouts.startedAt + timeouts.totalMs;
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
+    const left = deadline - performance.now();
     const silence = new Promise<never>((_, reject) => {
+      const message =
+        left <= timeouts.idleMs
+          ? `The upload took longer than ${Math.round(timeouts.totalMs / 1000)} s in all`
+          : `The upload stopped: nothing arrived for ${Math.round(timeouts.idleMs / 1000)} s`;
       timer = setTimeout(
-        () =>
-          reject(
-            new ApiError('request_timeout', {
-              message: `The upload stopped: nothing arrived for ${Math.round(idleMs / 1000)} s`,
-            }),
-          ),
-        idleMs,
+        () => reject(new ApiError('request_timeout', { message })),
+        Math.max(0, Math.min(timeouts.idleMs, left)),
       );
     });
     const next = await Promise.race([chunks.next(), silence]).finally(() => clearTimeout(timer));
@@ -82,13 +95,13 @@ const FORM_LIMITS = { files: 1, fields: 20, fieldSize: 4096, parts: 40, fieldNam
  */
 export async function multipartCsv(
   request: FastifyRequest,
-  options: { idleTimeoutMs: number; maxBytes: number },
+  options: { timeouts: UploadTimeouts; maxBytes: number },
 ): Promise<MultipartCsv> {
   const fields: Record<string, string> = {};
   try {
     // One more byte than the cap reaches busboy's own limit, so limitBytes below names the cap.
     const parts = request.parts({ limits: { ...FORM_LIMITS, fileSize: options.maxBytes + 1 } });
-    for await (const part of idleTimeout(parts, options.idleTimeoutMs)) {
+    for await (const part of withTimeouts(parts, options.timeouts)) {
       if (part.type === 'field') {
         if (FIELD_NAMES.has(part.fieldname) && typeof part.value === 'string')
           fields[part.fieldname] = part.value;
@@ -98,7 +111,7 @@ export async function multipartCsv(
         part.file.resume();
         continue;
       }
-      const bytes = limitBytes(idleTimeout(part.file, options.idleTimeoutMs), options.maxBytes);
+      const bytes = limitBytes(withTimeouts(part.file, options.timeouts), options.maxBytes);
       return { fields, file: uploadErrorsOnly(bytes) };
     }
   } catch (error) {
