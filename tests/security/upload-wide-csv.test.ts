@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type ListServer, startListServer } from '../jobs/list-server.ts';
 import { healthzWhile } from './responsiveness.ts';
+import { csvStream, streamUpload } from './streamed-upload.ts';
 
 const MB = 1024 * 1024;
 const RSS_BOUND_BYTES = 500 * MB;
@@ -26,30 +27,8 @@ before(async () => {
 });
 after(() => lists?.close());
 
-/** A CSV body made row by row as it is read: `rows` rows from `row(i)`. */
-function csvStream(header: string, rows: number, row: (i: number) => string): ReadableStream<Uint8Array> {
-  let i = 0;
-  const encoder = new TextEncoder();
-  return new ReadableStream({
-    pull(controller) {
-      if (i === 0) controller.enqueue(encoder.encode(`${header}\n`));
-      // About 1 MB per pull: the body streams, it is never whole in memory.
-      let chunk = '';
-      while (i < rows && chunk.length < MB) chunk += `${row(i++)}\n`;
-      if (chunk.length > 0) controller.enqueue(encoder.encode(chunk));
-      if (i >= rows) controller.close();
-    },
-  });
-}
-
-async function upload(body: ReadableStream<Uint8Array>) {
-  const response = await lists.api(key, '/lists', {
-    method: 'POST',
-    headers: { 'content-type': 'text/csv' },
-    body,
-    duplex: 'half',
-  } as RequestInit);
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+function upload(body: ReadableStream<Uint8Array>) {
+  return streamUpload(lists, key, body);
 }
 
 /** Runs `attack` while sampling this process's RSS and /healthz; returns both with its outcome. */

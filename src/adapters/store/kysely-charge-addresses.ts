@@ -5,8 +5,9 @@
  * marked, and the marks the quota could not cover are taken back before the commit.
  */
 import type { Kysely } from 'kysely';
-import { type AddressCharge, LIVE_LIST_STATES } from '../../jobs/list-store.ts';
+import type { AddressCharge } from '../../jobs/list-store.ts';
 import { ensureUsageRow, grantVerifications } from './kysely-store.ts';
+import { holdLiveList } from './list-liveness.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 /** Charges a batch of a list's addresses in one transaction on `db`. */
@@ -19,13 +20,7 @@ export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
     db.transaction().execute(async (trx) => {
       // Holding the list's row: a pause or cancel waits for this charge, or this charge sees it and
       // charges nothing, so nothing is charged once the pause or cancel was acknowledged.
-      const list = await trx
-        .selectFrom('lists')
-        .select('state')
-        .where('id', '=', listId)
-        .forShare()
-        .executeTakeFirst();
-      if (list === undefined || !(LIVE_LIST_STATES as readonly string[]).includes(list.state)) {
+      if (!(await holdLiveList(trx, listId))) {
         const usage = await trx
           .selectFrom('usage')
           .select('verifications')

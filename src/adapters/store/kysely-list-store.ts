@@ -26,6 +26,7 @@ import {
 } from '../../jobs/list-store.ts';
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
+import { holdLiveList } from './list-liveness.ts';
 import { type CountColumn, countColumnOf, toListRecord } from './list-rows.ts';
 import { STATUS_COUNT_COLUMNS } from './migrations/0002-list-jobs.ts';
 import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
@@ -502,13 +503,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
   ): Promise<void> {
     return this.#db.transaction().execute(async (trx) => {
-      const list = await trx
-        .selectFrom('lists')
-        .select('state')
-        .where('id', '=', listId)
-        .forShare()
-        .executeTakeFirst();
-      if (list === undefined || !(LIVE_LIST_STATES as readonly string[]).includes(list.state)) return;
+      if (!(await holdLiveList(trx, listId))) return;
       await this.#saveResults(trx, listId, results);
     });
   }
