@@ -15,6 +15,10 @@ import { SmtpTestClient } from './smtp-test-client.ts';
 function resolverFor(world: MailWorld): Resolver {
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([world.servers]);
+  // MX records as the other Node versions give them: Node 24 adds `type: 'MX'` to each.
+  const resolveMx = resolver.resolveMx.bind(resolver);
+  resolver.resolveMx = async (hostname: string) =>
+    (await resolveMx(hostname)).map(({ exchange, priority }) => ({ exchange, priority }));
   return resolver;
 }
 

@@ -49,6 +49,12 @@ export function answerForErrorCode(code: unknown, negativeTtlSeconds: number): O
   }
 }
 
+/** At most 253 octets in all and 63 per label (RFC 1035), as c-ares checked before sending. */
+function fitsDns(name: string): boolean {
+  const octets = Buffer.byteLength(name.endsWith('.') ? name.slice(0, -1) : name);
+  return octets <= 253 && name.split('.').every((label) => Buffer.byteLength(label) <= 63);
+}
+
 function failureForErrorCode(code: unknown): DnsFailure {
   switch (code) {
     case 'ESERVFAIL':
@@ -96,7 +102,13 @@ export class NodeDnsResolver implements DnsResolver {
       (records) =>
         records.length === 0
           ? { kind: 'nodata', ttlSeconds: this.#negativeTtlSeconds }
-          : { kind: 'ok', records, ttlSeconds: this.#mxTtlSeconds },
+          : {
+              kind: 'ok',
+              // Only the two fields: Node 24's records also carry `type`, and answers are compared,
+              // cached and shared between processes as plain values.
+              records: records.map(({ exchange, priority }) => ({ exchange, priority })),
+              ttlSeconds: this.#mxTtlSeconds,
+            },
     );
   }
 
@@ -133,6 +145,9 @@ export class NodeDnsResolver implements DnsResolver {
   ): Promise<DnsAnswer<T>> {
     // c-ares reads names as C strings: "a\0b.test" would silently become "a". Refuse to ask.
     if (name.includes('\0')) return { kind: 'error', failure: 'network', retry: true };
+    // Nor a name DNS cannot carry: older c-ares refused it (EBADNAME), the one in Node 24 sends
+    // some of it. Answered as c-ares used to, whatever the Node.
+    if (!fitsDns(name)) return answerForErrorCode('EBADNAME', this.#negativeTtlSeconds);
     if (this.#inFlight < this.#maxInFlight) this.#inFlight++;
     else await new Promise<void>((resolve) => this.#waiting.push(resolve));
     try {
