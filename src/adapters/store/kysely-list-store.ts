@@ -48,11 +48,13 @@ const INSERT_CHUNK = 500;
 /** `ListStore` on a Kysely database of either dialect. */
 export class KyselyListStore extends KyselyWebhookDeliveries implements ListStore {
   readonly #db: Kysely<DatabaseSchema>;
+  readonly #kind: 'sqlite' | 'postgres';
   readonly chargeAddresses: ListStore['chargeAddresses'];
 
-  constructor(db: Kysely<DatabaseSchema>, writes: ListWrites) {
+  constructor(db: Kysely<DatabaseSchema>, writes: ListWrites, kind: 'sqlite' | 'postgres' = 'sqlite') {
     super(db);
     this.#db = db;
+    this.#kind = kind;
     this.chargeAddresses = writes.chargeAddresses;
     if (writes.saveResults !== undefined) this.saveResults = writes.saveResults;
     if (writes.addRows !== undefined) this.addRows = writes.addRows;
@@ -303,23 +305,36 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       if (list.state === 'running' && list.not_before === null) return { kind: 'running' };
       if (list.not_before !== null && list.not_before > at) return { kind: 'waiting', at: list.not_before };
       const notBefore = list.not_before;
-      const started = await this.#db
-        .updateTable('lists')
-        .set({
-          state: 'running',
-          not_before: null,
-          updated_at: at,
-          started_at: sql<string>`coalesce(started_at, ${at})`,
-        })
-        .where('id', '=', listId)
-        .where('state', '=', list.state)
-        .where((eb) => (notBefore === null ? eb('not_before', 'is', null) : eb('not_before', '=', notBefore)))
-        // The cap is in the same statement; on PostgreSQL two workers starting lists of one account
-        // in the same instant may both pass it (READ COMMITTED): one list over, until one ends.
-        .where(
-          sql<boolean>`(select count(*) from lists as others where others.account_id = ${list.account_id} and others.state = 'running' and others.not_before is null) < ${maxRunning}`,
-        )
-        .executeTakeFirst();
+      const start = (db: Kysely<DatabaseSchema>) =>
+        db
+          .updateTable('lists')
+          .set({
+            state: 'running',
+            not_before: null,
+            updated_at: at,
+            started_at: sql<string>`coalesce(started_at, ${at})`,
+          })
+          .where('id', '=', listId)
+          .where('state', '=', list.state)
+          .where((eb) =>
+            notBefore === null ? eb('not_before', 'is', null) : eb('not_before', '=', notBefore),
+          )
+          // The cap is in the same statement: SQLite runs one writer at a time.
+          .where(
+            sql<boolean>`(select count(*) from lists as others where others.account_id = ${list.account_id} and others.state = 'running' and others.not_before is null) < ${maxRunning}`,
+          )
+          .executeTakeFirst();
+      const started =
+        this.#kind === 'postgres'
+          ? await this.#db.transaction().execute(async (trx) => {
+              // Under READ COMMITTED two workers starting lists of one account at once would both
+              // count the same running lists and both pass the cap: per account, they take turns.
+              await sql`select pg_advisory_xact_lock(hashtext(${`mailvet:running:${list.account_id}`}))`.execute(
+                trx,
+              );
+              return start(trx);
+            })
+          : await start(this.#db);
       if (started.numUpdatedRows > 0n) return { kind: 'started' };
       const now2 = await this.#db
         .selectFrom('lists')

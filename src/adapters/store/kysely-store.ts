@@ -21,7 +21,11 @@ export class KyselyStore implements Store {
   constructor(db: Kysely<DatabaseSchema>, kind: Store['kind'], listWrites?: ListWrites) {
     this.#db = db;
     this.kind = kind;
-    this.lists = new KyselyListStore(db, listWrites ?? { chargeAddresses: transactionalChargeAddresses(db) });
+    this.lists = new KyselyListStore(
+      db,
+      listWrites ?? { chargeAddresses: transactionalChargeAddresses(db) },
+      kind,
+    );
   }
 
   async findApiKeyById(id: string): Promise<ApiKeyRecord | null> {

@@ -487,6 +487,42 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       });
     });
 
+    describe('starting runs under the per-account cap', () => {
+      it('startRun: started, running, waiting, capped and idle', async () => {
+        const key = await newKey();
+        const [first, second, third] = [
+          await upload(key, [rowsOf(['a@x.test'])]),
+          await upload(key, [rowsOf(['b@x.test'])]),
+          await upload(key, [rowsOf(['c@x.test'])]),
+        ];
+        assert.deepEqual(await lists.startRun(first!.id, at(1), 2), { kind: 'started' });
+        assert.deepEqual(await lists.startRun(first!.id, at(1), 2), { kind: 'running' });
+        assert.deepEqual(await lists.startRun(second!.id, at(1), 2), { kind: 'started' });
+        assert.deepEqual(await lists.startRun(third!.id, at(1), 2), { kind: 'capped' });
+        // A list waiting for a re-check does not count: the third may start, and the waiting one
+        // says when it is due.
+        assert.equal(await lists.waitUntil(first!.id, at(100)), true);
+        assert.deepEqual(await lists.startRun(first!.id, at(2), 2), { kind: 'waiting', at: iso(100) });
+        assert.deepEqual(await lists.startRun(third!.id, at(2), 2), { kind: 'started' });
+        assert.deepEqual(await lists.startRun(first!.id, at(101), 2), { kind: 'capped' });
+        await lists.transition(second!.id, ['running'], 'paused', at(102));
+        assert.deepEqual(await lists.startRun(second!.id, at(102), 2), { kind: 'idle' });
+        assert.deepEqual(await lists.startRun(first!.id, at(103), 2), { kind: 'started' });
+        // Another account has a cap of its own.
+        const other = await upload(await newKey(), [rowsOf(['d@x.test'])]);
+        assert.deepEqual(await lists.startRun(other.id, at(103), 2), { kind: 'started' });
+      });
+
+      it('never starts more than the cap when workers start an account’s lists at once', async () => {
+        const key = await newKey();
+        const queued = [];
+        for (let i = 0; i < 8; i++) queued.push(await upload(key, [rowsOf([`r${i}@x.test`])]));
+        const outcomes = await Promise.all(queued.map((list) => lists.startRun(list.id, at(1), 2)));
+        assert.equal(outcomes.filter((outcome) => outcome.kind === 'started').length, 2);
+        assert.equal(outcomes.filter((outcome) => outcome.kind === 'capped').length, 6);
+      });
+    });
+
     describe('transitions', () => {
       it('moves a list only from the given states, with startedAt once and finishedAt at the end', async () => {
         const key = await newKey();
