@@ -1,5 +1,5 @@
 /**
- * API benchmark (issue 3): autocannon against POST /api/v1/verify and, in the same run, a bare
+ * API benchmark: autocannon against POST /api/v1/verify and, in the same run, a bare
  * Fastify route taking the same request and answering a JSON body of the same size. Rounds
  * alternate (bare, api, api-uncached, bare, api, …) so machine noise hits every target alike; the
  * best round of each is reported.

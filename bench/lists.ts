@@ -1,5 +1,5 @@
 /**
- * List-job benchmark (issue 6): a 100,000-row CSV list over 100 mail-world domains, uploaded
+ * List-job benchmark: a 100,000-row CSV list over 100 mail-world domains, uploaded
  * through the real API (`POST /api/v1/lists`, text/csv) to a `mailvet serve` child process in
  * embedded mode (SQLite, in-process worker), verified against the mail world's DNS server and SMTP
  * hosts on loopback, and processed to completion. Measured: rows/s and unique addresses/s from the

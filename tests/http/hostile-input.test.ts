@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 3): thousands of generated malformed requests against the verification
+ * Hostile input: thousands of generated malformed requests against the verification
  * routes — random bytes, truncated and mutated JSON, deep nesting, bodies over the limit, wrong
  * types, lone surrogates, awkward Unicode, wrong content types, methods and credentials. None may
  * get a 5xx; every error must have the documented body; every 200 a well-formed result; the usage

@@ -1,5 +1,5 @@
 /**
- * List jobs end to end (issue 6) through the real server on the mail world: JSON and CSV uploads,
+ * List jobs end to end through the real server on the mail world: JSON and CSV uploads,
  * duplicates verified and charged once, greylisted addresses re-checked before completion, results
  * in upload order (CSV keeps the uploaded columns), the signed completion webhook, and usage.
  */

@@ -1,5 +1,5 @@
 /**
- * Controlling list jobs through the API (issue 6): pause, resume, cancel, delete and their 409s;
+ * Controlling list jobs through the API: pause, resume, cancel, delete and their 409s;
  * a list that runs out of quota pauses with a clear message, is never charged twice, and resumes
  * by itself once quota is back.
  */

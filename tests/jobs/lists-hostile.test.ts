@@ -1,5 +1,5 @@
 /**
- * Hostile and malformed uploads to POST /api/v1/lists (issue 6): every one is a 4xx with the
+ * Hostile and malformed uploads to POST /api/v1/lists: every one is a 4xx with the
  * documented error body, never a 5xx, and leaves no list behind. Plus the CSV edge cases that must
  * work: a row with 60 KB of notes (a 10 MB line is refused), and a list that is only a header (refused).
  */

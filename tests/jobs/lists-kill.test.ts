@@ -1,5 +1,5 @@
 /**
- * A list job survives `kill -9` (issue 6): the process is killed while the list runs, a new one
+ * A list job survives `kill -9`: the process is killed while the list runs, a new one
  * starts, and the list completes with exactly one result per row and every unique address charged
  * once. Embedded (SQLite, in-process worker: the killed process is the API) and scale-out
  * (PostgreSQL + Redis, BullMQ: the killed process is the worker; another one takes the job over).

@@ -1,5 +1,5 @@
 /**
- * Scale-out faults (issue 5): a real `mailvet serve` whose PostgreSQL or Redis link goes through a
+ * Scale-out faults: a real `mailvet serve` whose PostgreSQL or Redis link goes through a
  * TCP proxy the test breaks and mends (the shared servers themselves are never stopped).
  * PostgreSQL unreachable → /readyz 503 `not_ready` and requests a documented 5xx, both in bounded
  * time, no crash, and recovery without a restart. Redis unreachable → requests still 200 (memory

@@ -1,5 +1,5 @@
 /**
- * List jobs while the API process cannot reach Redis (issue 5 faults × issue 6): the upload is
+ * List jobs while the API process cannot reach Redis: the upload is
  * still answered 202, with no 5xx and no hang (queueing gives up after 2 s); the list waits in the
  * store as `queued`, and a worker that does reach Redis picks it up from the store by its sweep.
  * The API's Redis link goes through a proxy the test cuts; the worker connects directly.

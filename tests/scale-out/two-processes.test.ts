@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 5): two real `mailvet serve` processes on different ports share one PostgreSQL
+ * Scale-out: two real `mailvet serve` processes on different ports share one PostgreSQL
  * schema and one Redis. The quota stays exact under concurrent requests spread over both, the
  * rate limit is one bucket for both, and a key revoked through one is refused by the other at once.
  * Needs DATABASE_URL and REDIS_URL; skips without them, except under CI.

@@ -60,7 +60,7 @@ describe('real replies (tests/fixtures/smtp-replies.json)', () => {
     }
   });
 
-  test('every large provider of issue 4 is represented', () => {
+  test('every large provider is represented', () => {
     const providers = fixtures.map((f) => f.provider).join(' ');
     for (const name of [
       'Gmail',

@@ -1,6 +1,6 @@
 /**
  * The scale-out result cache: Redis, shared by all processes, and an in-process cache while Redis
- * is unreachable (issue 5, faults). A miss only costs a fresh verification, so falling back is
+ * is unreachable. A miss only costs a fresh verification, so falling back is
  * always safe.
  */
 import type { ResultCache } from '../../service/ports.ts';

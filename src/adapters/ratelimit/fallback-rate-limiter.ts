@@ -1,6 +1,6 @@
 /**
  * The scale-out rate limiter: Redis buckets shared by all processes, and per-process buckets while
- * Redis is unreachable (issue 5, faults). Limits are then per process — looser by the number of
+ * Redis is unreachable. Limits are then per process — looser by the number of
  * processes — which is better than refusing every request or answering 5xx.
  */
 import type { RateDecision, RateLimiter } from '../../service/ports.ts';

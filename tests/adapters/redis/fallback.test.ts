@@ -1,5 +1,5 @@
 /**
- * Redis faults against real sockets (issue 5): an unreachable Redis, one killed and restarted on
+ * Redis faults against real sockets: an unreachable Redis, one killed and restarted on
  * the same port, and one frozen (SIGSTOP) so commands time out. The rate limiter and the result
  * cache must answer from memory, never throw, warn once when falling back and once when back.
  * The restart cases start throwaway `redis-server` processes (no persistence) and need it on PATH;

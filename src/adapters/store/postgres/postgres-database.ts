@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL dialect (scale-out): a pg connection pool shared by one Kysely instance.
  *
- * Every wait is bounded (issue 5, faults): a request must get an answer, a 5xx at worst, when the
+ * Every wait is bounded: a request must get an answer, a 5xx at worst, when the
  * database is down or unreachable, never hang. Getting a connection (including waiting for a free
  * one in the pool) gives up after CONNECT_TIMEOUT_MS; the server cancels a statement after
  * STATEMENT_TIMEOUT_MS; and the client abandons a query after QUERY_TIMEOUT_MS, which is what
