@@ -1,0 +1,59 @@
+/**
+ * The dependency rules the layout is meant to make visible, checked by `npm run lint`:
+ * - no import cycle;
+ * - domain folders (accounts, jobs, service, verification) import neither `adapters/` nor `http/`;
+ * - only the composition root imports `adapters/` (today `container.ts`, `list-jobs-wiring.ts`
+ *   and `server.ts`; one `container/` folder once the architecture step lands);
+ * - `verification/` imports no I/O library: it is pure and works through its ports.
+ *
+ * What breaks a rule today is listed in `.dependency-cruiser-known-violations.json` and tolerated
+ * (`--ignore-known`): anything new fails the lint. The list only ever shrinks; regenerate it with
+ * `npm run lint:deps:baseline` after removing violations, never to admit new ones.
+ */
+const DOMAIN = '^src/(accounts|jobs|service|verification)/';
+const ROOT = '^src/(container|list-jobs-wiring|server)\\.ts$|^src/container/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: the modules cannot be read (or loaded) one without the other.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-not-to-adapters-or-http',
+      severity: 'error',
+      comment: 'Domain folders define ports; adapters implement them and http calls them.',
+      from: { path: DOMAIN },
+      to: { path: '^src/(adapters|http)/' },
+    },
+    {
+      name: 'only-the-root-imports-adapters',
+      severity: 'error',
+      comment: 'Only the composition root chooses implementations.',
+      from: { path: '^src/', pathNot: [ROOT, '^src/adapters/'] },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'verification-is-pure',
+      severity: 'error',
+      comment: 'The verification engine works through its ports, never with I/O of its own.',
+      from: { path: '^src/verification/' },
+      to: {
+        dependencyTypes: ['core', 'npm'],
+        path: '^(node:)?(net|tls|dns|dgram|http|https|fs|child_process)$|^(pg|ioredis|better-sqlite3|bullmq|fastify|kysely|undici)$',
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};
