@@ -10,7 +10,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateDecision } from '../service/ports.ts';
 import type { QuotaState } from '../service/verification-service.ts';
 import { quotaHeaders } from './quota-headers.ts';
-import { fieldErrorsOf } from './schemas/validation-errors.ts';
+import { type FieldError, fieldErrorsOf } from './schemas/validation-errors.ts';
 
 /** Every error code the API answers with, its status and default message. */
 export const ERROR_CODES = {
@@ -31,11 +31,7 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** One field at fault in a request body. */
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type { FieldError };
 
 /** The body of every error response. */
 export interface ErrorBody {

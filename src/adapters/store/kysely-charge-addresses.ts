@@ -6,9 +6,9 @@
  */
 import type { Kysely } from 'kysely';
 import type { AddressCharge } from '../../jobs/list-store.ts';
-import { ensureUsageRow, grantVerifications } from './kysely-store.ts';
 import { holdLiveList } from './list-liveness.ts';
 import type { DatabaseSchema } from './schema.ts';
+import { ensureUsageRow, grantVerifications } from './usage-queries.ts';
 
 /** Charges a batch of a list's addresses in one transaction on `db`. */
 export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {

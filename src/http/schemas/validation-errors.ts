@@ -3,8 +3,13 @@
  * is `email`, `emails` or `emails[3]`; a bad address value reads "Invalid email format".
  */
 import type { FastifySchemaValidationError } from 'fastify';
-import type { FieldError } from '../errors.ts';
 import { MAX_BULK_ENTRIES } from './requests.ts';
+
+/** One field at fault in a request body. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
 
 // JSON pointers of address values: `/email`, `/emails/3`.
 const ADDRESS_VALUE = /^\/(?:email|emails\/\d+)$/;
