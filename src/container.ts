@@ -21,7 +21,7 @@ import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './adapters/
 import { loadSecretKey } from './adapters/secret-key.ts';
 import { ConnectionBudget } from './adapters/smtp/connection-budget.ts';
 import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
-import { openStore } from './adapters/store/open-store.ts';
+import { migrateOnly, openStore } from './adapters/store/open-store.ts';
 import { exposedDataFiles } from './adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError } from './config.ts';
 import type { JobQueue } from './jobs/job-queue.ts';
@@ -126,7 +126,7 @@ export async function createServices(
   const shared = redis && sharedState(redis, clock, warn, config.MAILVET_SMTP_PROBE_TIMEOUT_MS);
   const { verifier, resolverHealth } = await createVerifierParts(config, warn, shared);
   const secretKey = await loadSecretKey(config);
-  const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+  const store = await openConfiguredStore(config);
   if (store.kind === 'sqlite') for (const exposed of exposedDataFiles(config.MAILVET_DATA_DIR)) warn(exposed);
   const queue = createQueue(config, failListsGivenUp(store.lists, warn));
   const lists = new ListService({
@@ -222,4 +222,14 @@ export function createProber(
       refusedForMs: config.MAILVET_SMTP_REFUSED_HOLD_MS,
     }),
   });
+}
+
+/** The configured store (SQLite in the data directory, or PostgreSQL), migrated. */
+export function openConfiguredStore(config: Config): Promise<Store> {
+  return openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+}
+
+/** Applies pending migrations to the configured store and closes it; returns their names. */
+export function migrateConfiguredStore(config: Config): Promise<string[]> {
+  return migrateOnly({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
 }

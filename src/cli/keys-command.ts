@@ -6,9 +6,8 @@
 import { issueApiKey, UnknownAccountError } from '../accounts/key-issuance.ts';
 import { DEFAULT_PLAN } from '../accounts/plans.ts';
 import type { ApiKeyRecord, Store } from '../accounts/store.ts';
-import { openStore } from '../adapters/store/open-store.ts';
 import { loadConfig } from '../config.ts';
-import { loadPlans } from '../container.ts';
+import { loadPlans, openConfiguredStore } from '../container.ts';
 import { UsageError } from './usage-error.ts';
 
 interface CreateOptions {
@@ -114,7 +113,7 @@ function publicKey(record: ApiKeyRecord) {
 
 async function withStore(work: (store: Store) => Promise<void>): Promise<void> {
   const config = loadConfig();
-  const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+  const store = await openConfiguredStore(config);
   try {
     await work(store);
   } finally {
