@@ -15,6 +15,7 @@ import pg from 'pg';
 import { generateApiKey, hashApiKey } from '../../../src/accounts/api-keys.ts';
 import { migrationProvider } from '../../../src/adapters/store/migrations/index.ts';
 import { openStore, type StoreOptions } from '../../../src/adapters/store/open-store.ts';
+import { withOwnSchemaIntrospection } from '../../../src/adapters/store/postgres/own-schema-introspection.ts';
 import { createPostgresDatabase } from '../../../src/adapters/store/postgres/postgres-database.ts';
 import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
 import { createSqliteDatabase } from '../../../src/adapters/store/sqlite/sqlite-database.ts';
@@ -28,9 +29,18 @@ interface OldData {
   lists: Record<'alice' | 'bob' | 'team', string>;
 }
 
-/** The previous release's schema with its data: two CLI keys in `default`, two in a shared account. */
-async function seedPreviousRelease(db: Kysely<DatabaseSchema>): Promise<OldData> {
-  const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(PREVIOUS_RELEASE);
+/**
+ * The previous release's schema with its data: two CLI keys in `default`, two in a shared account.
+ * On PostgreSQL (`schema` given) the Migrator looks at that schema alone, as the store's does:
+ * Kysely's own introspector scans every schema and fails when another test drops one meanwhile.
+ */
+async function seedPreviousRelease(db: Kysely<DatabaseSchema>, schema?: string): Promise<OldData> {
+  const migrator = new Migrator({
+    db: schema === undefined ? db : withOwnSchemaIntrospection(db, schema),
+    provider: migrationProvider,
+    migrationTableSchema: schema,
+  });
+  const { error } = await migrator.migrateTo(PREVIOUS_RELEASE);
   if (error) throw error;
   await sql`INSERT INTO accounts (id, name, created_at) VALUES ('default', 'Default', ${NOW}), ('team', 'Team', ${NOW})`.execute(
     db,
@@ -121,7 +131,7 @@ describe('migration 0003: an account per key', () => {
     const url = new URL(postgres.url);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const db = createPostgresDatabase(url.toString());
-    const old = await seedPreviousRelease(db);
+    const old = await seedPreviousRelease(db, schema);
     await db.destroy();
     await checkUpgrade({ databaseUrl: url.toString(), dataDir: '/nonexistent' }, old);
   });
