@@ -3,6 +3,7 @@
  * on SQLite and PostgreSQL with the same queries; one contract suite runs against both.
  */
 import type { ListStore } from '../jobs/list-store.ts';
+import type { UsageMonth } from '../usage/months.ts';
 
 /** An account: owns keys (and, later, dashboard users and lists). */
 export interface Account {
@@ -37,9 +38,6 @@ export interface NewApiKey {
   bulkQuota: number | null;
   rateLimit: number | null;
 }
-
-/** A month of usage, `YYYY-MM` in UTC. */
-export type UsageMonth = string;
 
 export interface Usage {
   verifications: number;

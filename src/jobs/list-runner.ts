@@ -7,7 +7,7 @@
  */
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
 import type { ApiKeyRecord, Store } from '../accounts/store.ts';
-import { monthOf, nextMonthStart } from '../service/months.ts';
+import { monthOf, nextMonthStart } from '../usage/months.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import type { AddressCharge, ListRecord, ListStore, PendingAddress, PendingCursor } from './list-store.ts';

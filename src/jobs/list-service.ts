@@ -4,8 +4,8 @@
  * the routes call it. The work itself is the runner's, reached through the queue.
  */
 
-import { monthOf } from '../service/months.ts';
 import { addressKeyOf } from '../service/verification-service.ts';
+import { monthOf } from '../usage/months.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
 import type { JobQueue } from './job-queue.ts';

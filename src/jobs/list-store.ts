@@ -3,7 +3,7 @@
  * never only in the queue, so any process can pick a list up where another stopped. Adapters in
  * `src/adapters/store/` implement it on SQLite and PostgreSQL; one contract suite runs on both.
  */
-import type { UsageMonth } from '../accounts/store.ts';
+import type { UsageMonth } from '../usage/months.ts';
 import type { Status, VerificationResult } from '../verification/report.ts';
 
 /** The states a client sees. `uploading` is internal: a list is hidden until its upload is whole. */

@@ -11,7 +11,7 @@
  */
 import { DEFAULT_PLAN, effectiveLimits, type Plan, storageLimits } from '../accounts/plans.ts';
 import type { Store } from '../accounts/store.ts';
-import { monthOf } from '../service/months.ts';
+import { monthOf } from '../usage/months.ts';
 import type { JobQueue } from './job-queue.ts';
 import type { ListRunner } from './list-runner.ts';
 import { listTurnsHandler } from './list-turns.ts';

@@ -5,11 +5,11 @@
  */
 import type { Plan } from '../accounts/plans.ts';
 import type { UsageStore } from '../accounts/store.ts';
+import { monthOf, nextMonthStart } from '../usage/months.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { VerificationResult } from '../verification/report.ts';
-import { monthOf, nextMonthStart } from './months.ts';
 import type { ResultCache } from './ports.ts';
 
 /** Probe outcomes that say nothing lasting about the address. */

@@ -2,8 +2,11 @@
  * Calendar months in UTC: quotas count per month and reset at its end (DESIGN §1).
  */
 
+/** A month of usage, `YYYY-MM` in UTC. */
+export type UsageMonth = string;
+
 /** `YYYY-MM` of the instant, in UTC. */
-export function monthOf(now: Date): string {
+export function monthOf(now: Date): UsageMonth {
   return now.toISOString().slice(0, 7);
 }
 

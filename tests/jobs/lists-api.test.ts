@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { ListView } from '../../src/jobs/list-view.ts';
 import { verifyWebhook } from '../../src/jobs/webhook-signature.ts';
-import { monthOf } from '../../src/service/months.ts';
+import { monthOf } from '../../src/usage/months.ts';
 import { createJsonList, type ListServer, startListServer } from './list-server.ts';
 
 let lists: ListServer;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { ListView } from '../../src/jobs/list-view.ts';
-import { monthOf } from '../../src/service/months.ts';
+import { monthOf } from '../../src/usage/months.ts';
 import { createJsonList, type ListServer, startListServer } from './list-server.ts';
 
 let lists: ListServer;

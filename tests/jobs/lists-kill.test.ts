@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../src/adapters/store/open-store.ts';
 import type { ListView } from '../../src/jobs/list-view.ts';
-import { monthOf } from '../../src/service/months.ts';
+import { monthOf } from '../../src/usage/months.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
 import { createKey, schemaFactory, spawnServe, spawnWorker } from '../scale-out/processes.ts';

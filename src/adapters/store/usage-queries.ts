@@ -3,7 +3,7 @@
  * transaction: a conditional grant of verifications and the month's row made on demand.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { UsageMonth } from '../../accounts/store.ts';
+import type { UsageMonth } from '../../usage/months.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 /** A database or a transaction on it: the usage queries run on either. */

@@ -6,13 +6,13 @@
  * The SQL is KyselyListStore's and kysely-charge-addresses'.
  */
 import type Database from 'better-sqlite3';
-import type { UsageMonth } from '../../../accounts/store.ts';
 import {
   type AddressCharge,
   LIVE_LIST_STATES,
   type ListStore,
   type UploadedRow,
 } from '../../../jobs/list-store.ts';
+import type { UsageMonth } from '../../../usage/months.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
 import { assertCount } from '../kysely-store.ts';
 import { countColumnOf } from '../list-rows.ts';

@@ -7,7 +7,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { ApiKeyRecord, UsageMonth } from '../../../accounts/store.ts';
+import type { ApiKeyRecord } from '../../../accounts/store.ts';
+import type { UsageMonth } from '../../../usage/months.ts';
 import { assertCount, KyselyStore, toApiKeyRecord } from '../kysely-store.ts';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.ts';
 import { sqliteListWrites } from './sqlite-list-writes.ts';
