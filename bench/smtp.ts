@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import deepEmailValidator from 'deep-email-validator';
 import { issueApiKey } from '../src/accounts/key-issuance.ts';
 import { loadConfig } from '../src/config.ts';
-import { createServices } from '../src/container.ts';
+import { createServices } from '../src/container/index.ts';
 import { buildApp } from '../src/http/app.ts';
 import { startMailWorld } from '../tests/mailworld/mail-world.ts';
 

@@ -3,7 +3,7 @@
  */
 import { SingleBar } from 'cli-progress';
 import { loadConfig } from '../config.ts';
-import { createVerifier } from '../container.ts';
+import { createVerifier } from '../container/index.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { verifyCsvFile } from './csv-file.ts';
 import { formatResult } from './format-result.ts';

@@ -5,9 +5,9 @@
  */
 import pino from 'pino';
 import { loadConfig } from '../config.ts';
-import { createServices } from '../container.ts';
+import { createServices } from '../container/index.ts';
+import { startWorker } from '../container/list-jobs.ts';
 import { REDACTED_PATHS } from '../http/logger.ts';
-import { startWorker } from '../list-jobs-wiring.ts';
 
 /** Runs the worker until a signal. */
 export async function runWorker(): Promise<void> {

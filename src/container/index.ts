@@ -5,34 +5,33 @@
 
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { BUILT_IN_PLANS, type Plan, parsePlans } from './accounts/plans.ts';
-import type { Store } from './accounts/store.ts';
-import { MemoryResultCache } from './adapters/cache/memory-result-cache.ts';
-import { CachedDnsResolver } from './adapters/dns/cached-resolver.ts';
-import { HealthCheckedDnsResolver } from './adapters/dns/health-checked-resolver.ts';
-import { NodeDnsResolver } from './adapters/dns/node-resolver.ts';
-import { ResolverHealth } from './adapters/dns/resolver-health.ts';
-import { SystemClock } from './adapters/dns/system-clock.ts';
-import { type OperatorListWarning, readOperatorLists } from './adapters/lists/operator-lists.ts';
-import { MemoryRateLimiter } from './adapters/ratelimit/memory-rate-limiter.ts';
-import { closeRedis, createRedisClient, waitUntilReady } from './adapters/redis/redis-client.ts';
-import { redisReadiness } from './adapters/redis/redis-readiness.ts';
-import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './adapters/redis/shared-state.ts';
-import { loadSecretKey } from './adapters/secret-key.ts';
-import { ConnectionBudget } from './adapters/smtp/connection-budget.ts';
-import { SmtpProber } from './adapters/smtp/smtp-prober.ts';
-import { migrateOnly, openStore } from './adapters/store/open-store.ts';
-import { exposedDataFiles } from './adapters/store/sqlite/private-files.ts';
-import { type Config, ConfigError } from './config.ts';
-import type { JobQueue } from './jobs/job-queue.ts';
-import { ListService } from './jobs/list-service.ts';
-import { createQueue, failListsGivenUp } from './list-jobs-wiring.ts';
-import type { RateLimiter } from './service/ports.ts';
-import { VerificationService } from './service/verification-service.ts';
-import { createListChecker } from './verification/checks/lists.ts';
-import { SkippingProber } from './verification/checks/smtp-skipped.ts';
-import { Verifier } from './verification/pipeline.ts';
-import type { Clock, DnsResolver, MailboxProber } from './verification/ports.ts';
+import { BUILT_IN_PLANS, type Plan, parsePlans } from '../accounts/plans.ts';
+import type { Store } from '../accounts/store.ts';
+import { MemoryResultCache } from '../adapters/cache/memory-result-cache.ts';
+import { CachedDnsResolver } from '../adapters/dns/cached-resolver.ts';
+import { HealthCheckedDnsResolver } from '../adapters/dns/health-checked-resolver.ts';
+import { NodeDnsResolver } from '../adapters/dns/node-resolver.ts';
+import { ResolverHealth } from '../adapters/dns/resolver-health.ts';
+import { SystemClock } from '../adapters/dns/system-clock.ts';
+import { type OperatorListWarning, readOperatorLists } from '../adapters/lists/operator-lists.ts';
+import { MemoryRateLimiter } from '../adapters/ratelimit/memory-rate-limiter.ts';
+import { closeRedis, createRedisClient, waitUntilReady } from '../adapters/redis/redis-client.ts';
+import { redisReadiness } from '../adapters/redis/redis-readiness.ts';
+import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from '../adapters/redis/shared-state.ts';
+import { loadSecretKey } from '../adapters/secret-key.ts';
+import { ConnectionBudget } from '../adapters/smtp/connection-budget.ts';
+import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
+import { migrateOnly, openStore } from '../adapters/store/open-store.ts';
+import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
+import { type Config, ConfigError } from '../config.ts';
+import { ListService } from '../jobs/list-service.ts';
+import { VerificationService } from '../service/verification-service.ts';
+import { createListChecker } from '../verification/checks/lists.ts';
+import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
+import { Verifier } from '../verification/pipeline.ts';
+import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
+import { createQueue, failListsGivenUp } from './list-jobs.ts';
+import type { Services } from './services.ts';
 
 /** Builds the verifier for this configuration. Operator list problems are written to `warn`. */
 export async function createVerifier(
@@ -91,27 +90,9 @@ function formatWarning(warning: OperatorListWarning): string {
   return `operator list ${where}: ${warning.message}`;
 }
 
-/** Everything the API process runs on, wired from configuration. */
-export interface Services {
-  config: Config;
-  verifier: Verifier;
-  store: Store;
-  service: VerificationService;
-  rateLimiter: RateLimiter;
-  plans: Readonly<Record<string, Plan>>;
-  /** Carries list jobs to workers (in-process embedded, BullMQ in scale-out). */
-  queue: JobQueue;
-  /** List jobs for the API. */
-  lists: ListService;
-  /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
-  secretKey: Buffer;
-  /** The resolver's line in /readyz, and Redis's in scale-out. */
-  moreReadiness?: () => Promise<Record<string, 'ok' | 'degraded'>>;
-  /** Closes the store and the Redis connection. */
-  close(): Promise<void>;
-}
-
 /** Builds the API's services: store (migrated), plans, rate limiter, result cache, verifier. */
+export type { Services };
+
 export async function createServices(
   config: Config,
   warn: (message: string) => void = stderrWarn,

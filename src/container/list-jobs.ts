@@ -3,19 +3,19 @@
  * configuration (in-process embedded, BullMQ with REDIS_URL), the API's list service, and a
  * process's worker (runner, sweeps, webhook dispatcher).
  */
-import { BullmqQueue } from './adapters/queue/bullmq/bullmq-queue.ts';
-import { InProcessQueue } from './adapters/queue/local/in-process-queue.ts';
-import type { QueueErrorHandler } from './adapters/queue/queue-policy.ts';
-import { sendWebhook } from './adapters/webhook/webhook-sender.ts';
-import type { Config } from './config.ts';
-import type { Services } from './container.ts';
-import type { JobQueue } from './jobs/job-queue.ts';
-import { ListRunner } from './jobs/list-runner.ts';
-import type { ListStore } from './jobs/list-store.ts';
-import { type ListWorker, startListWorker } from './jobs/list-worker.ts';
-import { WebhookDispatcher } from './jobs/webhook-dispatcher.ts';
-import { nextAttemptDelayMs } from './jobs/webhook-retry.ts';
-import { webhookSecretFor } from './jobs/webhook-signature.ts';
+import { BullmqQueue } from '../adapters/queue/bullmq/bullmq-queue.ts';
+import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
+import type { QueueErrorHandler } from '../adapters/queue/queue-policy.ts';
+import { sendWebhook } from '../adapters/webhook/webhook-sender.ts';
+import type { Config } from '../config.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import { ListRunner } from '../jobs/list-runner.ts';
+import type { ListStore } from '../jobs/list-store.ts';
+import { type ListWorker, startListWorker } from '../jobs/list-worker.ts';
+import { WebhookDispatcher } from '../jobs/webhook-dispatcher.ts';
+import { nextAttemptDelayMs } from '../jobs/webhook-retry.ts';
+import { webhookSecretFor } from '../jobs/webhook-signature.ts';
+import type { Services } from './services.ts';
 
 /** Where a process's worker reports. */
 export type WorkerLog = (

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createServices, type Services } from '../../src/container.ts';
+import { createServices, type Services } from '../../src/container/index.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { requireRedis } from '../helpers/services.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { openStore } from '../../src/adapters/store/open-store.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createServices } from '../../src/container.ts';
+import { createServices } from '../../src/container/index.ts';
 
 const scratch = await mkdtemp(join(tmpdir(), 'mailvet-modes-'));
 after(() => rm(scratch, { recursive: true, force: true }));

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config.ts';
-import { createVerifier } from '../../../src/container.ts';
+import { createVerifier } from '../../../src/container/index.ts';
 import type { Verifier } from '../../../src/verification/pipeline.ts';
 import type { VerificationResult } from '../../../src/verification/report.ts';
 import { type MailWorld, startMailWorld } from '../../mailworld/mail-world.ts';

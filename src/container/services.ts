@@ -1,0 +1,32 @@
+/**
+ * What the composition root hands the API, the worker and the CLI: the services wired from
+ * configuration. Its own module, so the wiring files can share it without importing each other.
+ */
+import type { Plan } from '../accounts/plans.ts';
+import type { Store } from '../accounts/store.ts';
+import type { Config } from '../config.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { ListService } from '../jobs/list-service.ts';
+import type { RateLimiter } from '../service/ports.ts';
+import type { VerificationService } from '../service/verification-service.ts';
+import type { Verifier } from '../verification/pipeline.ts';
+
+/** Everything the API process runs on, wired from configuration. */
+export interface Services {
+  config: Config;
+  verifier: Verifier;
+  store: Store;
+  service: VerificationService;
+  rateLimiter: RateLimiter;
+  plans: Readonly<Record<string, Plan>>;
+  /** Carries list jobs to workers (in-process embedded, BullMQ in scale-out). */
+  queue: JobQueue;
+  /** List jobs for the API. */
+  lists: ListService;
+  /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
+  secretKey: Buffer;
+  /** The resolver's line in /readyz, and Redis's in scale-out. */
+  moreReadiness?: () => Promise<Record<string, 'ok' | 'degraded'>>;
+  /** Closes the store and the Redis connection. */
+  close(): Promise<void>;
+}
