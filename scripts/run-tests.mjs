@@ -2,10 +2,13 @@
 // Runs every tests/**/*.test.ts file with node's test runner and ends with one line
 // `N passed, N failed, N skipped`. Node 20's `--test` given a folder or a quoted glob runs nothing
 // and exits 0, so the files are listed explicitly here. Arguments filter files by substring.
+// `--unit` (npm run test:unit) is the fast inner loop: it leaves out every file that starts a
+// server or a child process, itself or through the test modules it imports (found by what they
+// call, so a new such file is left out too).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 function findTests(dir) {
   const found = [];
@@ -17,10 +20,27 @@ function findTests(dir) {
   return found;
 }
 
-const filters = process.argv.slice(2);
+const unit = process.argv.includes('--unit');
+const filters = process.argv.slice(2).filter((arg) => arg !== '--unit');
+const STARTS_PROCESSES_OR_SERVERS =
+  /\b(spawn|spawnSync|execFile|startServer|startListServer|spawnServe|spawnWorker)\(/;
 const files = findTests('tests')
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .filter((file) => !unit || !startsProcessesOrServers(file))
   .sort();
+/** Whether `file`, or a module under tests/ it imports (transitively), starts a server or a process. */
+function startsProcessesOrServers(file, seen = new Set()) {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  if (STARTS_PROCESSES_OR_SERVERS.test(text)) return true;
+  for (const [, target] of text.matchAll(/from '(\.{1,2}\/[^']+\.ts)'/g)) {
+    const imported = join(dirname(file), target);
+    if (imported.startsWith('tests/') && startsProcessesOrServers(imported, seen)) return true;
+  }
+  return false;
+}
+
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
