@@ -5,6 +5,7 @@
  * `buildApp` and `inject()`.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Plan } from '../accounts/plans.ts';
 import type { Store } from '../accounts/store.ts';
 import type { ListService } from '../jobs/list-service.ts';
@@ -21,7 +22,6 @@ import { type LoggerSettings, loggerOptions } from './logger.ts';
 import { gracefulClosePlugin } from './plugins/graceful-close.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
-import { shared } from './plugins/shared.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
 import { v1Routes } from './routes/v1/index.ts';
 import { sharedSchemas } from './schemas/responses.ts';
@@ -67,7 +67,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 const READINESS_TIMEOUT_MS = 2000;
 
 /** The API: shared schemas, error model, request ids, OpenAPI, health and /api/v1 routes. */
-export const apiApp = shared<AppDeps>(async (app, deps) => {
+export const apiApp = fp<AppDeps>(async (app, deps) => {
   for (const schema of sharedSchemas) app.addSchema(schema);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);

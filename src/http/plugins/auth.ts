@@ -4,12 +4,12 @@
  * effect on the next request, on every process.
  */
 import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../accounts/api-keys.ts';
 import { effectiveLimits, type Plan } from '../../accounts/plans.ts';
 import type { Store } from '../../accounts/store.ts';
 import type { Caller } from '../../service/verification-service.ts';
 import { ApiError, unauthorized } from '../errors.ts';
-import { shared } from './shared.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,7 +33,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** Adds the auth hook (onRequest) to the registering context. */
-export const authPlugin = shared<AuthDeps>(async (app, { store, plans }) => {
+export const authPlugin = fp<AuthDeps>(async (app, { store, plans }) => {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     const token = bearerToken(request.headers.authorization);

@@ -4,10 +4,10 @@
  * flight when the close began stays open after its response, and the close waits out the
  * keep-alive timeout (72 s) for it.
  */
-import { shared } from './shared.ts';
+import fp from 'fastify-plugin';
 
 /** Adds `Connection: close` to responses sent after the close began. */
-export const gracefulClosePlugin = shared(async (app) => {
+export const gracefulClosePlugin = fp(async (app) => {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

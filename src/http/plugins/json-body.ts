@@ -3,11 +3,12 @@
  * array, string, number or null, and not absent). Runs before schema validation, so a wrong shape
  * is a 400, never a 422 (DESIGN §1).
  */
+
+import fp from 'fastify-plugin';
 import { badRequest } from '../errors.ts';
-import { shared } from './shared.ts';
 
 /** Adds the JSON-object check (preValidation) to the registering context. */
-export const jsonBodyPlugin = shared(async (app) => {
+export const jsonBodyPlugin = fp(async (app) => {
   app.addHook('preValidation', async (request) => {
     const body: unknown = request.body;
     if (body === undefined) throw badRequest('The request body is empty: send a JSON object');

@@ -6,9 +6,9 @@
 import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import fp from 'fastify-plugin';
 import { ERROR_CODES } from '../errors.ts';
 import { listUploadRequestBody } from '../schemas/list.ts';
-import { shared } from './shared.ts';
 
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
@@ -28,7 +28,7 @@ const DOCS_CSP =
   "object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
 
 /** Registers the OpenAPI generator (before the routes, so that it sees them) and the docs page. */
-export const openApiPlugin = shared(async (app) => {
+export const openApiPlugin = fp(async (app) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -3,11 +3,12 @@
  * the accounting headers every authenticated response carries. Responses that charged nothing
  * (4xx, 429 rate_limited, 5xx) get the quota as it stands.
  */
+
+import fp from 'fastify-plugin';
 import type { RateLimiter } from '../../service/ports.ts';
 import type { VerificationService } from '../../service/verification-service.ts';
 import { rateLimited } from '../errors.ts';
 import { quotaHeaders, rateLimitHeaders } from '../quota-headers.ts';
-import { shared } from './shared.ts';
 
 export interface RateLimitDeps {
   rateLimiter: RateLimiter;
@@ -15,7 +16,7 @@ export interface RateLimitDeps {
 }
 
 /** Adds the rate-limit hook (onRequest, after auth) and the quota-header hook (onSend). */
-export const rateLimitPlugin = shared<RateLimitDeps>(async (app, { rateLimiter, service }) => {
+export const rateLimitPlugin = fp<RateLimitDeps>(async (app, { rateLimiter, service }) => {
   app.addHook('onRequest', async (request, reply) => {
     if (request.caller === null) return;
     const decision = await rateLimiter.take(request.caller.keyId, request.caller.limits.ratePerSecond);

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { shared } from './shared.ts';
+import fp from 'fastify-plugin';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -15,7 +15,7 @@ export function requestIdFor(request: IncomingMessage): string {
 }
 
 /** Echoes the request id as `X-Request-Id` on every response, errors and 404s included. */
-export const requestIdPlugin = shared(async (app) => {
+export const requestIdPlugin = fp(async (app) => {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
