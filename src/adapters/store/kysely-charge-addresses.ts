@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { AddressCharge } from '../../jobs/list-store.ts';
 import { holdLiveList } from './list-liveness.ts';
 import type { DatabaseSchema } from './schema.ts';
-import { ensureUsageRow, grantVerifications } from './usage-queries.ts';
+import { ensureUsageRow, grantVerifications, verificationsUsed } from './usage-queries.ts';
 
 /** Charges a batch of a list's addresses in one transaction on `db`. */
 export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
@@ -21,13 +21,11 @@ export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
       // Holding the list's row: a pause or cancel waits for this charge, or this charge sees it and
       // charges nothing, so nothing is charged once the pause or cancel was acknowledged.
       if (!(await holdLiveList(trx, listId))) {
-        const usage = await trx
-          .selectFrom('usage')
-          .select('verifications')
-          .where('api_key_id', '=', charge.keyId)
-          .where('month', '=', charge.month)
-          .executeTakeFirst();
-        return { charged: [], used: usage?.verifications ?? 0, stopped: true as const };
+        return {
+          charged: [],
+          used: await verificationsUsed(trx, charge.keyId, charge.month),
+          stopped: true as const,
+        };
       }
       if (addressKeys.length > 0) {
         // Lock the rows in one global order (by key) before marking them. The UPDATE alone locks
@@ -66,15 +64,7 @@ export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
         }
         if (charged !== undefined) grant = charged;
       }
-      if (grant.granted === 0) {
-        const usage = await trx
-          .selectFrom('usage')
-          .select('verifications')
-          .where('api_key_id', '=', charge.keyId)
-          .where('month', '=', charge.month)
-          .executeTakeFirst();
-        grant.used = usage?.verifications ?? 0;
-      }
+      if (grant.granted === 0) grant.used = await verificationsUsed(trx, charge.keyId, charge.month);
       const uncovered = inOrder.slice(grant.granted);
       if (uncovered.length > 0) {
         await trx

@@ -44,3 +44,14 @@ export async function ensureUsageRow(db: Executor, keyId: string, month: UsageMo
     .onConflict((conflict) => conflict.columns(['api_key_id', 'month']).doNothing())
     .execute();
 }
+
+/** The month's verifications charged so far (0 when it has no row yet). */
+export async function verificationsUsed(db: Executor, keyId: string, month: UsageMonth): Promise<number> {
+  const usage = await db
+    .selectFrom('usage')
+    .select('verifications')
+    .where('api_key_id', '=', keyId)
+    .where('month', '=', month)
+    .executeTakeFirst();
+  return usage?.verifications ?? 0;
+}
