@@ -135,12 +135,12 @@ export interface PlanOverrides {
   rateLimit: number | null;
 }
 
-/** The figures that apply to a key: its plan's, with its overrides. Unknown plans fall back to free. */
+/** The figures that apply to a key: its plan's, with its overrides, every default filled in. Unknown plans fall back to free. */
 export function effectiveLimits(
   plans: Readonly<Record<string, Plan>>,
   planName: string,
   overrides: PlanOverrides,
-): Plan {
+): Required<Plan> {
   const plan = plans[planName] ?? plans[DEFAULT_PLAN] ?? BUILT_IN_PLANS.free!;
   return {
     name: plan.name,

@@ -7,8 +7,8 @@
  * Whenever a list starts or a run ends, the lists whose turn it is are queued, so a list turned
  * away is taken up again as soon as it may run (the worker's sweep is the safety net).
  */
-import { DEFAULT_MAX_RUNNING_LISTS, effectiveLimits, type Plan } from '../accounts/plans.ts';
-import type { Store } from '../accounts/store.ts';
+import { effectiveLimits, type Plan } from '../accounts/plans.ts';
+import type { ApiKeyRecord, Store } from '../accounts/store.ts';
 import type { JobHandler, JobQueue } from './job-queue.ts';
 import type { ListRunner } from './list-runner.ts';
 import { compareTurns, type ListStore, type ListTurn } from './list-store.ts';
@@ -29,15 +29,29 @@ const TURNS_QUEUED = 4;
 export function listTurnsHandler(deps: ListTurnsDeps): JobHandler {
   const { lists } = deps.store;
 
-  /** The running lists an account's plan allows; 0 for a list whose key is gone (its run fails it). */
-  const capOf = async (apiKeyId: string): Promise<number> => {
-    const key = await deps.store.findApiKeyById(apiKeyId);
-    if (key === null || key.revokedAt !== null) return 0;
-    return effectiveLimits(deps.plans, key.plan, key).maxRunningLists ?? DEFAULT_MAX_RUNNING_LISTS;
+  const capFor = (key: ApiKeyRecord): number => effectiveLimits(deps.plans, key.plan, key).maxRunningLists;
+
+  /**
+   * The running lists a key's plan allows, 0 for a key that is gone (its run fails the list); each
+   * key looked up once per walk over the turns.
+   */
+  const capsOfKeys = () => {
+    const caps = new Map<string, Promise<number>>();
+    return (apiKeyId: string): Promise<number> => {
+      let cap = caps.get(apiKeyId);
+      if (cap === undefined) {
+        cap = deps.store
+          .findApiKeyById(apiKeyId)
+          .then((key) => (key === null || key.revokedAt !== null ? 0 : capFor(key)));
+        caps.set(apiKeyId, cap);
+      }
+      return cap;
+    };
   };
 
   /** Queues the lists whose turn it is (under their account's cap), fairest first. */
   const queueTurns = async (): Promise<void> => {
+    const capOf = capsOfKeys();
     let queued = 0;
     for (const turn of await lists.listTurns(deps.now())) {
       if (queued >= TURNS_QUEUED) return;
@@ -56,6 +70,7 @@ export function listTurnsHandler(deps: ListTurnsDeps): JobHandler {
   const fairerTurn = async (turns: readonly ListTurn[], accountId: string): Promise<ListTurn | undefined> => {
     const mine = turns.find((turn) => turn.accountId === accountId);
     if (mine === undefined) return undefined;
+    const capOf = capsOfKeys();
     for (const turn of turns) {
       if (turn.accountId === accountId || compareTurns(turn, mine) >= 0) continue;
       if (turn.running < (await capOf(turn.apiKeyId))) return turn;
@@ -81,8 +96,7 @@ export function listTurnsHandler(deps: ListTurnsDeps): JobHandler {
         return;
       }
     }
-    const cap = effectiveLimits(deps.plans, key.plan, key).maxRunningLists ?? DEFAULT_MAX_RUNNING_LISTS;
-    const start = await lists.startRun(listId, deps.now(), cap);
+    const start = await lists.startRun(listId, deps.now(), capFor(key));
     if (start.kind === 'idle' || start.kind === 'capped') return;
     if (start.kind === 'waiting') return { runAgainInMs: Date.parse(start.at) - deps.now().getTime() };
     // A slot may be free beside this one: queue whoever's turn is next.

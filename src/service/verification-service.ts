@@ -9,11 +9,11 @@ import { monthOf, nextMonthStart } from '../usage/months.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
 import { isRefundable } from '../verification/refund.ts';
-import type { VerificationResult } from '../verification/report.ts';
+import type { Reason, VerificationResult } from '../verification/report.ts';
 import type { ResultCache } from './ports.ts';
 
 /** Probe outcomes that say nothing lasting about the address. */
-const INCONCLUSIVE_REASONS: ReadonlySet<string> = new Set([
+const INCONCLUSIVE_REASONS: ReadonlySet<Reason> = new Set<Reason>([
   'timeout',
   'connect_failed',
   'greylisted',

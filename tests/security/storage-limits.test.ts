@@ -8,7 +8,8 @@
  * A plans file gives the test plan small figures: 50 stored rows, 2 unfinished lists, 1 day.
  */
 import assert from 'node:assert/strict';
-import { statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -38,13 +39,14 @@ const PLANS = {
 };
 
 before(async () => {
-  const { mkdtempSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
   plansDir = mkdtempSync(join(tmpdir(), 'mailvet-plans-'));
   writeFileSync(join(plansDir, 'plans.json'), JSON.stringify(PLANS));
   lists = await startListServer({ MAILVET_SMTP_PROBE: 'false', MAILVET_PLANS: join(plansDir, 'plans.json') });
 });
-after(() => lists?.close());
+after(async () => {
+  await lists?.close();
+  if (plansDir !== undefined) rmSync(plansDir, { recursive: true, force: true });
+});
 
 async function keyOn(plan: string, monthlyQuota?: number): Promise<string> {
   const issued = await issueApiKey(lists.server.store, {

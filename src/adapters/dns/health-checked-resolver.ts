@@ -24,24 +24,24 @@ export class HealthCheckedDnsResolver implements DnsResolver {
   }
 
   /** MX records of `domain`, failures judged. */
-  async resolveMx(domain: string): Promise<DnsAnswer<MxRecord[]>> {
-    const sent = this.#health.now();
-    return this.#judge(await this.#inner.resolveMx(domain), sent);
+  resolveMx(domain: string): Promise<DnsAnswer<MxRecord[]>> {
+    return this.#judged(() => this.#inner.resolveMx(domain));
   }
 
   /** IPv4 addresses of `host`, failures judged. */
-  async resolveA(host: string): Promise<DnsAnswer<string[]>> {
-    const sent = this.#health.now();
-    return this.#judge(await this.#inner.resolveA(host), sent);
+  resolveA(host: string): Promise<DnsAnswer<string[]>> {
+    return this.#judged(() => this.#inner.resolveA(host));
   }
 
   /** IPv6 addresses of `host`, failures judged. */
-  async resolveAaaa(host: string): Promise<DnsAnswer<string[]>> {
-    const sent = this.#health.now();
-    return this.#judge(await this.#inner.resolveAaaa(host), sent);
+  resolveAaaa(host: string): Promise<DnsAnswer<string[]>> {
+    return this.#judged(() => this.#inner.resolveAaaa(host));
   }
 
-  async #judge<T>(answer: DnsAnswer<T>, sent: number): Promise<DnsAnswer<T>> {
+  /** Asks the inner resolver, noting when the question was sent, and judges the answer. */
+  async #judged<T>(lookup: () => Promise<DnsAnswer<T>>): Promise<DnsAnswer<T>> {
+    const sent = this.#health.now();
+    const answer = await lookup();
     // NODATA is an answer too: the name's zone spoke. Only what a broken resolver also says is suspect.
     if (answer.kind === 'ok' || answer.kind === 'nodata') {
       this.#health.observe('answer');
