@@ -8,9 +8,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { SystemClock } from '../src/adapters/clock/system.ts';
 import { CachedDnsResolver } from '../src/adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from '../src/adapters/dns/node-resolver.ts';
-import { SystemClock } from '../src/adapters/dns/system-clock.ts';
 import { checkDns } from '../src/verification/checks/dns.ts';
 import { startDnsWorld } from '../tests/mailworld/dns-server.ts';
 

@@ -22,7 +22,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse';
-import type { ListView } from '../src/jobs/list-view.ts';
+import type { ListView } from '../src/lists/list-view.ts';
 import type { Zones } from '../tests/mailworld/dns-server.ts';
 import { type MailWorld, startMailWorld } from '../tests/mailworld/mail-world.ts';
 import { type SmtpHost, startSmtpHost } from '../tests/mailworld/smtp-server.ts';

@@ -5,9 +5,9 @@
  */
 import mailcheck from 'mailcheck';
 import validator from 'validator';
+import { SystemClock } from '../src/adapters/clock/system.ts';
 import { CachedDnsResolver } from '../src/adapters/dns/cached-resolver.ts';
-import { SystemClock } from '../src/adapters/dns/system-clock.ts';
-import { defaultListChecker } from '../src/verification/checks/lists.ts';
+import { defaultListChecker } from '../src/verification/checks/domain-lists.ts';
 import { SkippingProber } from '../src/verification/checks/smtp-skipped.ts';
 import { Verifier } from '../src/verification/pipeline.ts';
 import type { DnsAnswer, DnsResolver } from '../src/verification/ports.ts';

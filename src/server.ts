@@ -5,13 +5,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Store } from './accounts/store.ts';
+import type { Store } from './accounts/ports.ts';
 import type { Config } from './config.ts';
 import { createServices } from './container/index.ts';
 import { startWorker } from './container/list-jobs.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';
-import type { ListWorker } from './jobs/list-worker.ts';
+import type { ListWorker } from './lists/list-worker.ts';
 
 /** Knobs of the running server; the defaults suit production. */
 export interface StartServerOptions {

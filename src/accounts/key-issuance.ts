@@ -4,7 +4,7 @@
  * other's lists; sharing an account is an explicit choice (an existing account id).
  */
 import { generateApiKey } from './api-keys.ts';
-import type { AccountStore, ApiKeyRecord } from './store.ts';
+import type { AccountStore, ApiKeyRecord } from './ports.ts';
 
 /** What a new key is: its account (a new one when omitted), name, plan and per-key figures. */
 export interface KeyRequest {

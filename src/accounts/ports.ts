@@ -2,7 +2,7 @@
  * The store port for accounts, API keys and usage. Adapters in `src/adapters/store/` implement it
  * on SQLite and PostgreSQL with the same queries; one contract suite runs against both.
  */
-import type { ListStore } from '../jobs/list-store.ts';
+import type { ListStore } from '../lists/ports.ts';
 import type { UsageMonth } from '../usage/months.ts';
 
 /** An account: owns keys (and, later, dashboard users and lists). */

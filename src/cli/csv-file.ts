@@ -9,9 +9,9 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
-import { RESULT_COLUMNS, resultRowCells } from '../jobs/results-format.ts';
-import { type CsvLayout, detectLayout } from '../jobs/upload/csv-layout.ts';
-import { UploadError } from '../jobs/upload/upload-error.ts';
+import { RESULT_COLUMNS, resultRowCells } from '../lists/results-format.ts';
+import { type CsvLayout, detectLayout } from '../lists/upload/csv-layout.ts';
+import { UploadError } from '../lists/upload/upload-error.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { mapOrdered } from './map-ordered.ts';
 

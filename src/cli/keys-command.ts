@@ -5,7 +5,7 @@
  */
 import { issueApiKey, UnknownAccountError } from '../accounts/key-issuance.ts';
 import { DEFAULT_PLAN } from '../accounts/plans.ts';
-import type { ApiKeyRecord, Store } from '../accounts/store.ts';
+import type { ApiKeyRecord, Store } from '../accounts/ports.ts';
 import { loadConfig } from '../config.ts';
 import { loadPlans, openConfiguredStore } from '../container/index.ts';
 import { UsageError } from './usage-error.ts';

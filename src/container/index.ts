@@ -6,32 +6,32 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { BUILT_IN_PLANS, type Plan, parsePlans } from '../accounts/plans.ts';
-import type { Store } from '../accounts/store.ts';
-import { MemoryResultCache } from '../adapters/cache/memory-result-cache.ts';
+import type { Store } from '../accounts/ports.ts';
+import { SystemClock } from '../adapters/clock/system.ts';
 import { CachedDnsResolver } from '../adapters/dns/cached-resolver.ts';
 import { HealthCheckedDnsResolver } from '../adapters/dns/health-checked-resolver.ts';
 import { NodeDnsResolver } from '../adapters/dns/node-resolver.ts';
 import { ResolverHealth } from '../adapters/dns/resolver-health.ts';
-import { SystemClock } from '../adapters/dns/system-clock.ts';
-import { type OperatorListWarning, readOperatorLists } from '../adapters/lists/operator-lists.ts';
-import { MemoryRateLimiter } from '../adapters/ratelimit/memory-rate-limiter.ts';
+import { type OperatorListWarning, readOperatorLists } from '../adapters/domain-lists/operator-lists.ts';
+import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
 import { closeRedis, createRedisClient, waitUntilReady } from '../adapters/redis/redis-client.ts';
 import { redisReadiness } from '../adapters/redis/redis-readiness.ts';
-import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from '../adapters/redis/shared-state.ts';
+import { MemoryResultCache } from '../adapters/result-cache/memory.ts';
 import { loadSecretKey } from '../adapters/secret-key.ts';
 import { ConnectionBudget } from '../adapters/smtp/connection-budget.ts';
 import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
 import { migrateOnly, openStore } from '../adapters/store/open-store.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError } from '../config.ts';
-import { ListService } from '../jobs/list-service.ts';
-import { VerificationService } from '../service/verification-service.ts';
-import { createListChecker } from '../verification/checks/lists.ts';
+import { ListService } from '../lists/list-service.ts';
+import { VerificationService } from '../usage/verification-service.ts';
+import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
 import { Verifier } from '../verification/pipeline.ts';
 import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
 import { createQueue, failListsGivenUp } from './list-jobs.ts';
 import type { Services } from './services.ts';
+import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './shared-state.ts';
 
 /** Builds the verifier for this configuration. Operator list problems are written to `warn`. */
 export async function createVerifier(

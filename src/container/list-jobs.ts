@@ -6,15 +6,15 @@
 import { BullmqQueue } from '../adapters/queue/bullmq/bullmq-queue.ts';
 import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
 import type { QueueErrorHandler } from '../adapters/queue/queue-policy.ts';
-import { sendWebhook } from '../adapters/webhook/webhook-sender.ts';
+import { sendWebhook } from '../adapters/webhooks/http-sender.ts';
 import type { Config } from '../config.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
-import { ListRunner } from '../jobs/list-runner.ts';
-import type { ListStore } from '../jobs/list-store.ts';
-import { type ListWorker, startListWorker } from '../jobs/list-worker.ts';
-import { WebhookDispatcher } from '../jobs/webhook-dispatcher.ts';
-import { nextAttemptDelayMs } from '../jobs/webhook-retry.ts';
-import { webhookSecretFor } from '../jobs/webhook-signature.ts';
+import type { JobQueue } from '../jobs/ports.ts';
+import { ListRunner } from '../lists/list-runner.ts';
+import { type ListWorker, startListWorker } from '../lists/list-worker.ts';
+import type { ListStore } from '../lists/ports.ts';
+import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { nextAttemptDelayMs } from '../webhooks/retry.ts';
+import { webhookSecretFor } from '../webhooks/signature.ts';
 import type { Services } from './services.ts';
 
 /** Where a process's worker reports. */

@@ -4,28 +4,32 @@
  * root calls this only when REDIS_URL is set.
  */
 import type { Redis } from 'ioredis';
-import type { RateLimiter, ResultCache } from '../../service/ports.ts';
-import type { Clock } from '../../verification/ports.ts';
-import { FallbackResultCache } from '../cache/fallback-result-cache.ts';
-import { MemoryResultCache } from '../cache/memory-result-cache.ts';
-import { RedisResultCache } from '../cache/redis-result-cache.ts';
 import {
   type DnsAnswerStore,
   FallbackDnsAnswerStore,
   MemoryDnsAnswerStore,
-} from '../dns/dns-answer-store.ts';
-import { RedisDnsAnswerStore } from '../dns/redis-dns-cache.ts';
-import { FallbackRateLimiter } from '../ratelimit/fallback-rate-limiter.ts';
-import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter.ts';
-import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter.ts';
-import { type CatchAllStore, FallbackCatchAllStore, MemoryCatchAllStore } from '../smtp/catch-all-store.ts';
+} from '../adapters/dns/answers/memory.ts';
+import { RedisDnsAnswerStore } from '../adapters/dns/answers/redis.ts';
+import { FallbackRateLimiter } from '../adapters/rate-limit/fallback.ts';
+import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
+import { RedisRateLimiter } from '../adapters/rate-limit/redis.ts';
+import { FallbackResultCache } from '../adapters/result-cache/fallback.ts';
+import { MemoryResultCache } from '../adapters/result-cache/memory.ts';
+import { RedisResultCache } from '../adapters/result-cache/redis.ts';
+import {
+  type CatchAllStore,
+  FallbackCatchAllStore,
+  MemoryCatchAllStore,
+} from '../adapters/smtp/catch-all/memory.ts';
+import { RedisCatchAllStore } from '../adapters/smtp/catch-all/redis.ts';
 import {
   FallbackHostLimiter,
   type HostSessionLimiter,
   MemoryHostLimiter,
-} from '../smtp/host-session-limiter.ts';
-import { RedisCatchAllStore } from '../smtp/redis-catch-all-store.ts';
-import { RedisHostLimiter } from '../smtp/redis-host-limiter.ts';
+} from '../adapters/smtp/host-limiter/memory.ts';
+import { RedisHostLimiter } from '../adapters/smtp/host-limiter/redis.ts';
+import type { RateLimiter, ResultCache } from '../usage/ports.ts';
+import type { Clock } from '../verification/ports.ts';
 
 /** Sessions per MX host address, across every process (the prober's own default too). */
 export const SHARED_HOST_SESSIONS = 2;

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { RateDecision } from '../service/ports.ts';
-import type { QuotaState } from '../service/verification-service.ts';
+import type { RateDecision } from '../usage/ports.ts';
+import type { QuotaState } from '../usage/verification-service.ts';
 import { quotaHeaders } from './quota-headers.ts';
 import { type FieldError, fieldErrorsOf } from './schemas/validation-errors.ts';
 

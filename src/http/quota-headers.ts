@@ -2,8 +2,8 @@
  * The rate-limit and quota headers every authenticated response carries (DESIGN §1).
  */
 import type { FastifyReply } from 'fastify';
-import type { RateDecision } from '../service/ports.ts';
-import type { QuotaState } from '../service/verification-service.ts';
+import type { RateDecision } from '../usage/ports.ts';
+import type { QuotaState } from '../usage/verification-service.ts';
 
 /** `X-Quota-Limit`, `X-Quota-Remaining` (after this request's charge), `X-Quota-Reset` (ISO-8601 UTC). */
 export function quotaHeaders(quota: QuotaState): Record<string, string | number> {

@@ -2,7 +2,7 @@
  * An account's room for another list: its plan caps the rows it keeps stored and its unfinished
  * lists, so one customer cannot fill the disk every customer shares.
  */
-import type { AccountStorage } from './list-store.ts';
+import type { AccountStorage } from './ports.ts';
 
 /** The plan's figures that bound list storage. */
 export interface ListStorageLimits {

@@ -6,13 +6,13 @@
  * and a later run carries on: no address is charged twice or gets two results.
  */
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
-import type { ApiKeyRecord, Store } from '../accounts/store.ts';
+import type { ApiKeyRecord, Store } from '../accounts/ports.ts';
 import { monthOf, nextMonthStart } from '../usage/months.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { VerificationResult } from '../verification/report.ts';
-import type { AddressCharge, ListRecord, ListStore, PendingAddress, PendingCursor } from './list-store.ts';
+import { completionDelivery } from '../webhooks/events.ts';
+import type { AddressCharge, ListRecord, ListStore, PendingAddress, PendingCursor } from './ports.ts';
 import { ResultBuffer } from './result-buffer.ts';
-import { completionDelivery } from './webhook-events.ts';
 
 export interface ListRunnerDeps {
   store: Pick<Store, 'findApiKeyById'> & { lists: ListStore };

@@ -4,13 +4,13 @@
  * the routes call it. The work itself is the runner's, reached through the queue.
  */
 
-import { addressKeyOf } from '../service/verification-service.ts';
+import type { JobQueue } from '../jobs/ports.ts';
 import { monthOf } from '../usage/months.ts';
+import { addressKeyOf } from '../usage/verification-service.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
-import type { JobQueue } from './job-queue.ts';
 import { type ListStorageLimits, rowAllowance, storedRowsError } from './list-limits.ts';
-import type { ListRecord, ListStore, ResultRow } from './list-store.ts';
+import type { ListRecord, ListStore, ResultRow } from './ports.ts';
 
 /** One uploaded row, as the upload parsers yield it. */
 export interface IncomingRow {

@@ -8,10 +8,10 @@
  * away is taken up again as soon as it may run (the worker's sweep is the safety net).
  */
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
-import type { ApiKeyRecord, Store } from '../accounts/store.ts';
-import type { JobHandler, JobQueue } from './job-queue.ts';
+import type { ApiKeyRecord, Store } from '../accounts/ports.ts';
+import type { JobHandler, JobQueue } from '../jobs/ports.ts';
 import type { ListRunner } from './list-runner.ts';
-import { compareTurns, type ListStore, type ListTurn } from './list-store.ts';
+import { compareTurns, type ListStore, type ListTurn } from './ports.ts';
 
 export interface ListTurnsDeps {
   store: Pick<Store, 'findApiKeyById'> & { lists: ListStore };

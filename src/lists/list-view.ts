@@ -3,7 +3,7 @@
  * completion webhook carries it. One function, so the two can never disagree.
  */
 import type { Status } from '../verification/report.ts';
-import type { ListRecord, ListState } from './list-store.ts';
+import type { ListRecord, ListState } from './ports.ts';
 
 /** Per-status row counts, keyed by the status in lower case (`VALID` → `valid`). */
 export type StatusCounts = Record<Lowercase<Status>, number>;

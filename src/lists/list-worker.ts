@@ -10,12 +10,12 @@
  *   reuses the freed pages for later lists).
  */
 import { DEFAULT_PLAN, effectiveLimits, type Plan, storageLimits } from '../accounts/plans.ts';
-import type { Store } from '../accounts/store.ts';
+import type { Store } from '../accounts/ports.ts';
+import type { JobQueue } from '../jobs/ports.ts';
 import { monthOf } from '../usage/months.ts';
-import type { JobQueue } from './job-queue.ts';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import type { ListRunner } from './list-runner.ts';
 import { listTurnsHandler } from './list-turns.ts';
-import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 
 export interface ListWorkerDeps {
   store: Store;

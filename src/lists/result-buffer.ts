@@ -4,7 +4,7 @@
  * second (progress stays live, and little is redone after a crash).
  */
 import type { VerificationResult } from '../verification/report.ts';
-import type { ListStore } from './list-store.ts';
+import type { ListStore } from './ports.ts';
 
 const GROUP_SIZE = 100;
 const MAX_DELAY_MS = 250;

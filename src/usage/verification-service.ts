@@ -4,12 +4,12 @@
  * back the units of results our own DNS failure spoiled (`isRefundable`). No HTTP here: routes call it.
  */
 import type { Plan } from '../accounts/plans.ts';
-import type { UsageStore } from '../accounts/store.ts';
-import { monthOf, nextMonthStart } from '../usage/months.ts';
+import type { UsageStore } from '../accounts/ports.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { Reason, VerificationResult } from '../verification/report.ts';
+import { monthOf, nextMonthStart } from './months.ts';
 import type { ResultCache } from './ports.ts';
 
 /** Probe outcomes that say nothing lasting about the address. */

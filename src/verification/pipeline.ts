@@ -4,7 +4,7 @@
  * Each stage returns its own value; the report keeps them all; a decisive failure skips the rest.
  */
 import { checkDns } from './checks/dns.ts';
-import type { ListChecker } from './checks/lists.ts';
+import type { ListChecker } from './checks/domain-lists.ts';
 import { normalizeAddress } from './checks/normalize.ts';
 import { checkSuggestions } from './checks/suggest.ts';
 import { checkSyntax } from './checks/syntax.ts';

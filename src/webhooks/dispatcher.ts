@@ -4,7 +4,7 @@
  * out), sends each, and records the outcome: delivered, retried later with backoff, or given up.
  * Delivery is at least once: receivers deduplicate by the `Mailvet-Delivery` id.
  */
-import type { ListStore, WebhookDelivery } from './list-store.ts';
+import type { ListStore, WebhookDelivery } from '../lists/ports.ts';
 
 /** What one attempt came to; expected failures are values. */
 export type SendOutcome = { ok: true } | { ok: false; retry: boolean; reason: string };

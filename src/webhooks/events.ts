@@ -2,8 +2,9 @@
  * The webhook events of list jobs (see docs/webhooks.md): their ids and bodies. A body is fixed
  * when the event happens, so every retry sends the same bytes.
  */
-import type { ListRecord, WebhookDelivery } from './list-store.ts';
-import { listView } from './list-view.ts';
+
+import { listView } from '../lists/list-view.ts';
+import type { ListRecord, WebhookDelivery } from '../lists/ports.ts';
 
 /** The `list.completed` event of a list that is completing at `now`. */
 export function completionDelivery(list: ListRecord, now: Date): Omit<WebhookDelivery, 'attempts'> {

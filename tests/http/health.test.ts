@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BUILT_IN_PLANS } from '../../src/accounts/plans.ts';
-import { SystemClock } from '../../src/adapters/dns/system-clock.ts';
-import { MemoryRateLimiter } from '../../src/adapters/ratelimit/memory-rate-limiter.ts';
+import { SystemClock } from '../../src/adapters/clock/system.ts';
+import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { testApp } from '../helpers/app.ts';
 

@@ -3,7 +3,7 @@
  * expectation and keeps the usage ledger: what the key must have been charged for the 200s seen.
  */
 import type { FastifyInstance } from 'fastify';
-import { addressKey } from '../../src/service/verification-service.ts';
+import { addressKey } from '../../src/usage/verification-service.ts';
 import { preview, responseProblems, type SeenResponse } from './hostile-checks.ts';
 import type { HostileCase } from './hostile-generators.ts';
 import { alsoAllow } from './hostile-oracle.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
-import type { Store } from '../../src/accounts/store.ts';
+import type { Store } from '../../src/accounts/ports.ts';
 import { openStore } from '../../src/adapters/store/open-store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';

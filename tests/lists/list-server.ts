@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { ListView } from '../../src/jobs/list-view.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server.ts';
 import { type MailWorld, type MailWorldOptions, startMailWorld } from '../mailworld/mail-world.ts';
 

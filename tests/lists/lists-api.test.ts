@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import type { ListView } from '../../src/jobs/list-view.ts';
-import { verifyWebhook } from '../../src/jobs/webhook-signature.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
+import { verifyWebhook } from '../../src/webhooks/signature.ts';
 import { createJsonList, type ListServer, startListServer } from './list-server.ts';
 
 let lists: ListServer;

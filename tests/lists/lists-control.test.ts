@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { ListView } from '../../src/jobs/list-view.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
 import { createJsonList, type ListServer, startListServer } from './list-server.ts';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { ListView } from '../../src/jobs/list-view.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
 import { type ListServer, startListServer } from './list-server.ts';
 
 let lists: ListServer;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../src/adapters/store/open-store.ts';
-import type { ListView } from '../../src/jobs/list-view.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';

@@ -9,7 +9,7 @@ import {
   resultRowCells,
   resultsCsv,
   resultsJson,
-} from '../../src/jobs/results-format.ts';
+} from '../../src/lists/results-format.ts';
 import type { VerificationResult } from '../../src/verification/report.ts';
 
 function result(email: string, overrides: Partial<VerificationResult> = {}): VerificationResult {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isAddressLiteralDomain, probeRefusal } from '../../src/verification/checks/smtp/address-guard.ts';
+import { isAddressLiteralDomain, probeRefusal } from '../../src/net/address-guard.ts';
 
 /** [address, expected refusal or null when it may be probed] */
 const TABLE: [string, string | null][] = [

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { RATE_LIMIT_KEY_PREFIX } from '../../src/adapters/ratelimit/redis-rate-limiter.ts';
+import { RATE_LIMIT_KEY_PREFIX } from '../../src/adapters/rate-limit/redis.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
 import { createKey, type ServeProcess, schemaFactory, secretKey, spawnServe, verify } from './processes.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { ListView } from '../../src/jobs/list-view.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
 import { createKey, schemaFactory, secretKey, spawnServe, spawnWorker } from './processes.ts';

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import type { ListView } from '../../src/jobs/list-view.ts';
-import { type ListServer, startListServer } from '../jobs/list-server.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
+import { type ListServer, startListServer } from '../lists/list-server.ts';
 
 const HOSTILE = '=1+2@outlok.com';
 const CSV = `email,name,phone\n${HOSTILE},"=HYPERLINK(""http://attacker.example"",""click"")",+44 20\nalice@accept.test,@SUM(A1),-1\n`;

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
-import type { ListView } from '../../src/jobs/list-view.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
-import { createJsonList, type ListServer, startListServer } from '../jobs/list-server.ts';
+import { createJsonList, type ListServer, startListServer } from '../lists/list-server.ts';
 
 let lists: ListServer;
 

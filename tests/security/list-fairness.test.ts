@@ -11,8 +11,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
-import type { ListView } from '../../src/jobs/list-view.ts';
-import { createJsonList, type ListServer, startListServer } from '../jobs/list-server.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
+import { createJsonList, type ListServer, startListServer } from '../lists/list-server.ts';
 
 let lists: ListServer;
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type ListServer, startListServer } from '../jobs/list-server.ts';
+import { type ListServer, startListServer } from '../lists/list-server.ts';
 import { fanOutZones, loopbackAddresses, type SilentHosts, startSilentHosts } from './silent-hosts.ts';
 
 const ADDRESSES = loopbackAddresses(20);

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { VerificationResult } from '../../src/verification/report.ts';
-import { type ListServer, startListServer } from '../jobs/list-server.ts';
+import { type ListServer, startListServer } from '../lists/list-server.ts';
 import { fanOutZones, loopbackAddresses, type SilentHosts, startSilentHosts } from './silent-hosts.ts';
 
 const TARPIT = loopbackAddresses(1, 5);

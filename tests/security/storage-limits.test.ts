@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
-import { type ListServer, startListServer } from '../jobs/list-server.ts';
+import { type ListServer, startListServer } from '../lists/list-server.ts';
 
 let lists: ListServer;
 let plansDir: string;

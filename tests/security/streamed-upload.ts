@@ -1,7 +1,7 @@
 /**
  * Large CSV uploads made as they are sent (never whole in memory), for the attack tests.
  */
-import type { ListServer } from '../jobs/list-server.ts';
+import type { ListServer } from '../lists/list-server.ts';
 
 const MB = 1024 * 1024;
 

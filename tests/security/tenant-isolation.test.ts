@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ListView } from '../../src/jobs/list-view.ts';
-import { type ListServer, startListServer } from '../jobs/list-server.ts';
+import type { ListView } from '../../src/lists/list-view.ts';
+import { type ListServer, startListServer } from '../lists/list-server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/mailvet', import.meta.url));
 

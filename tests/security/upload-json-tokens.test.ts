@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type ListServer, startListServer } from '../jobs/list-server.ts';
+import { type ListServer, startListServer } from '../lists/list-server.ts';
 import { healthzWhile } from './responsiveness.ts';
 
 const MB = 1024 * 1024;

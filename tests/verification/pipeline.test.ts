@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SystemClock } from '../../src/adapters/clock/system.ts';
 import { CachedDnsResolver } from '../../src/adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from '../../src/adapters/dns/node-resolver.ts';
-import { SystemClock } from '../../src/adapters/dns/system-clock.ts';
-import { createListChecker } from '../../src/verification/checks/lists.ts';
+import { createListChecker } from '../../src/verification/checks/domain-lists.ts';
 import { SkippingProber } from '../../src/verification/checks/smtp-skipped.ts';
 import { Verifier } from '../../src/verification/pipeline.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';

@@ -18,8 +18,8 @@ import {
   type DeliveryOutcome,
   sendWebhook,
   type WebhookRequest,
-} from '../../src/adapters/webhook/webhook-sender.ts';
-import { signWebhook, webhookSecretFor } from '../../src/jobs/webhook-signature.ts';
+} from '../../src/adapters/webhooks/http-sender.ts';
+import { signWebhook, webhookSecretFor } from '../../src/webhooks/signature.ts';
 
 const secret = webhookSecretFor(Buffer.alloc(32, 9), 'lst_5f2c9a0e4b7d1c83');
 const otherSecret = webhookSecretFor(Buffer.alloc(32, 9), 'lst_another');

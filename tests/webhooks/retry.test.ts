@@ -6,7 +6,7 @@ import {
   WEBHOOK_ATTEMPTS,
   WEBHOOK_MAX_DELAY_MS,
   WEBHOOK_RETRY_BASE_MS,
-} from '../../src/jobs/webhook-retry.ts';
+} from '../../src/webhooks/retry.ts';
 
 const minute = 60_000;
 

@@ -12,7 +12,7 @@ import {
   verifyWebhook,
   webhookSecretFor,
   webhookSigningKey,
-} from '../../src/jobs/webhook-signature.ts';
+} from '../../src/webhooks/signature.ts';
 
 const server = Buffer.alloc(32, 7);
 const secret = webhookSecretFor(server, 'lst_0123456789abcdef');

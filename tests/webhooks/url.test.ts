@@ -1,7 +1,7 @@
 /** The `webhook_url` rules checked when a list is made. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from '../../src/jobs/webhook-url.ts';
+import { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from '../../src/webhooks/url.ts';
 
 describe('validateWebhookUrl', () => {
   it('accepts absolute http and https URLs', () => {

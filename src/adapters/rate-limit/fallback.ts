@@ -3,7 +3,7 @@
  * Redis is unreachable. Limits are then per process — looser by the number of
  * processes — which is better than refusing every request or answering 5xx.
  */
-import type { RateDecision, RateLimiter } from '../../service/ports.ts';
+import type { RateDecision, RateLimiter } from '../../usage/ports.ts';
 import { type FallbackOptions, FallbackSwitch, type Warn } from '../redis/fallback-switch.ts';
 
 /** A rate limiter that never fails: `shared` (Redis) when it answers, else `local` (memory). */

@@ -2,7 +2,7 @@
  * In-process token buckets (embedded mode, and the fallback when Redis is unreachable).
  */
 
-import type { RateDecision, RateLimiter } from '../../service/ports.ts';
+import type { RateDecision, RateLimiter } from '../../usage/ports.ts';
 import type { Clock } from '../../verification/ports.ts';
 
 interface Bucket {

@@ -8,8 +8,8 @@
  * same headers whichever implementation answered.
  */
 import type { Redis } from 'ioredis';
-import type { RateDecision, RateLimiter } from '../../service/ports.ts';
-import { decision } from './memory-rate-limiter.ts';
+import type { RateDecision, RateLimiter } from '../../usage/ports.ts';
+import { decision } from './memory.ts';
 
 /** Default key prefix; the bucket of key `k` lives in the hash `mailvet:rl:k`. */
 export const RATE_LIMIT_KEY_PREFIX = 'mailvet:rl:';

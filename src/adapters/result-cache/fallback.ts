@@ -3,7 +3,7 @@
  * is unreachable. A miss only costs a fresh verification, so falling back is
  * always safe.
  */
-import type { ResultCache } from '../../service/ports.ts';
+import type { ResultCache } from '../../usage/ports.ts';
 import type { VerificationResult } from '../../verification/report.ts';
 import { type FallbackOptions, FallbackSwitch, type Warn } from '../redis/fallback-switch.ts';
 

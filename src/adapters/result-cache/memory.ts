@@ -3,7 +3,7 @@
  * LRU with per-entry TTL.
  */
 import { LRUCache } from 'lru-cache';
-import type { ResultCache } from '../../service/ports.ts';
+import type { ResultCache } from '../../usage/ports.ts';
 import type { VerificationResult } from '../../verification/report.ts';
 
 /** LRU of results keyed by normalized address. */

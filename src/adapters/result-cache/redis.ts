@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ResultCache } from '../../service/ports.ts';
+import type { ResultCache } from '../../usage/ports.ts';
 import type { VerificationResult } from '../../verification/report.ts';
 
 // With the u flag a well-formed surrogate pair is one code point, so this matches only lone halves.

@@ -13,7 +13,7 @@
  * nothing shared with other customers.
  */
 import { LRUCache } from 'lru-cache';
-import type { RateLimiter } from '../../service/ports.ts';
+import type { RateLimiter } from '../../usage/ports.ts';
 import type { Clock } from '../../verification/ports.ts';
 
 /** Connections per second each bucket refills at; each holds twice that (the burst). */

@@ -6,11 +6,11 @@
  * then for a global one (never holding a global slot while waiting for a host), takes tokens from
  * the connection budget, and is cut short by the probe's deadline.
  */
-import { probeRefusal } from '../../verification/checks/smtp/address-guard.ts';
+import { probeRefusal } from '../../net/address-guard.ts';
 import type { DnsResolver } from '../../verification/ports.ts';
 import type { MxRecord } from '../../verification/report.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
-import type { HostSessionLimiter } from './host-session-limiter.ts';
+import type { HostSessionLimiter } from './host-limiter/memory.ts';
 import type { Semaphore } from './semaphore.ts';
 import { type ProbeIdentity, type SessionFailure, SmtpSession } from './smtp-session.ts';
 

@@ -13,11 +13,11 @@
  */
 import type { Clock, DnsResolver, MailboxProber, ProbeRequest } from '../../verification/ports.ts';
 import type { SmtpCheck } from '../../verification/report.ts';
+import type { CatchAllStore } from './catch-all/memory.ts';
 import { CatchAllMemory } from './catch-all-memory.ts';
-import type { CatchAllStore } from './catch-all-store.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
 import { DomainQueue, type Waiting } from './domain-queue.ts';
-import { type HostSessionLimiter, MemoryHostLimiter } from './host-session-limiter.ts';
+import { type HostSessionLimiter, MemoryHostLimiter } from './host-limiter/memory.ts';
 import { MxConnector } from './mx-connector.ts';
 import { KeyedSemaphores, Semaphore } from './semaphore.ts';
 import { drainQueue, unknownCheck } from './session-drain.ts';

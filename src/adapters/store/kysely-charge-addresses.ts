@@ -5,7 +5,7 @@
  * marked, and the marks the quota could not cover are taken back before the commit.
  */
 import type { Kysely } from 'kysely';
-import type { AddressCharge } from '../../jobs/list-store.ts';
+import type { AddressCharge } from '../../lists/ports.ts';
 import { holdLiveList } from './list-liveness.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { ensureUsageRow, grantVerifications, verificationsUsed } from './usage-queries.ts';

@@ -15,7 +15,7 @@ import type {
   PendingCursor,
   ResultRow,
   UploadedRow,
-} from '../../jobs/list-store.ts';
+} from '../../lists/ports.ts';
 import {
   type AccountStorage,
   compareTurns,
@@ -23,7 +23,7 @@ import {
   LIVE_LIST_STATES,
   type ListStart,
   type ListTurn,
-} from '../../jobs/list-store.ts';
+} from '../../lists/ports.ts';
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
 import { holdLiveList } from './list-liveness.ts';

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Account, ApiKeyRecord, NewApiKey, Store, Usage } from '../../accounts/store.ts';
-import type { ListStore } from '../../jobs/list-store.ts';
+import type { Account, ApiKeyRecord, NewApiKey, Store, Usage } from '../../accounts/ports.ts';
+import type { ListStore } from '../../lists/ports.ts';
 import type { UsageMonth } from '../../usage/months.ts';
 import { transactionalChargeAddresses } from './kysely-charge-addresses.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';

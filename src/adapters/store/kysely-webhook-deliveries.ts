@@ -4,7 +4,7 @@
  * worker that dies mid-delivery leaves it to be retried when the lease runs out: at-least-once.
  */
 import { type Kysely, sql } from 'kysely';
-import type { ListStore, WebhookDelivery } from '../../jobs/list-store.ts';
+import type { ListStore, WebhookDelivery } from '../../lists/ports.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 type Deliveries = Pick<ListStore, 'addWebhookDelivery' | 'claimWebhookDeliveries' | 'recordWebhookAttempt'>;

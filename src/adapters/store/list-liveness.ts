@@ -4,7 +4,7 @@
  * write or is seen by it, so nothing is charged or saved once it was acknowledged.
  */
 import type { Transaction } from 'kysely';
-import { LIVE_LIST_STATES } from '../../jobs/list-store.ts';
+import { LIVE_LIST_STATES } from '../../lists/ports.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 /** True when the list exists and is queued or running; holds its row until the transaction ends. */

@@ -2,7 +2,7 @@
  * Mapping between `lists` rows and `ListRecord`, shared by both backends.
  */
 import type { Selectable } from 'kysely';
-import type { ListRecord, ListState, PauseReason } from '../../jobs/list-store.ts';
+import type { ListRecord, ListState, PauseReason } from '../../lists/ports.ts';
 import type { Status } from '../../verification/report.ts';
 import type { STATUS_COUNT_COLUMNS } from './migrations/0002-list-jobs.ts';
 import type { ListsTable } from './schema.ts';

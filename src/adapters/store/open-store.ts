@@ -4,14 +4,14 @@
  */
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Store } from '../../accounts/store.ts';
+import type { Store } from '../../accounts/ports.ts';
 import { KyselyStore } from './kysely-store.ts';
 import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
-import { createPostgresDatabase } from './postgres/postgres-database.ts';
+import { createPostgresDatabase } from './postgres/database.ts';
 import type { DatabaseSchema } from './schema.ts';
+import { createSqliteDatabase } from './sqlite/database.ts';
 import { createPrivateFile, preparePrivateDir } from './sqlite/private-files.ts';
-import { createSqliteDatabase } from './sqlite/sqlite-database.ts';
-import { SqliteStore } from './sqlite/sqlite-store.ts';
+import { SqliteStore } from './sqlite/store.ts';
 
 /** Where the store lives: `DATABASE_URL` and `MAILVET_DATA_DIR`. */
 export interface StoreOptions {

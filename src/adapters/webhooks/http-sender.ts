@@ -13,8 +13,8 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { signWebhook, type WebhookSecret } from '../../jobs/webhook-signature.ts';
-import { probeRefusal } from '../../verification/checks/smtp/address-guard.ts';
+import { probeRefusal } from '../../net/address-guard.ts';
+import { signWebhook, type WebhookSecret } from '../../webhooks/signature.ts';
 
 /** Sent as `User-Agent`, so receivers can tell our requests in their logs and firewalls. */
 export const WEBHOOK_USER_AGENT = 'Mailvet-Webhook/1';

@@ -5,8 +5,8 @@
  */
 
 import fp from 'fastify-plugin';
-import type { RateLimiter } from '../../service/ports.ts';
-import type { VerificationService } from '../../service/verification-service.ts';
+import type { RateLimiter } from '../../usage/ports.ts';
+import type { VerificationService } from '../../usage/verification-service.ts';
 import { rateLimited } from '../errors.ts';
 import { quotaHeaders, rateLimitHeaders } from '../quota-headers.ts';
 

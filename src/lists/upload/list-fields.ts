@@ -2,7 +2,7 @@
  * Rules for a list's own fields, shared by the JSON body (`name`, `webhook_url`, each entry of
  * `emails`) and by CSV uploads (whose name and webhook come from elsewhere in the request).
  */
-import { validateWebhookUrl } from '../webhook-url.ts';
+import { validateWebhookUrl } from '../../webhooks/url.ts';
 import { UploadError } from './upload-error.ts';
 
 /** Longest address accepted, in characters (as for POST /verify). */

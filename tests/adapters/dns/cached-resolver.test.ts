@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { SystemClock } from '../../../src/adapters/clock/system.ts';
 import { CachedDnsResolver } from '../../../src/adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from '../../../src/adapters/dns/node-resolver.ts';
-import { SystemClock } from '../../../src/adapters/dns/system-clock.ts';
 import { checkDns } from '../../../src/verification/checks/dns.ts';
 import type { Clock, DnsAnswer, DnsResolver } from '../../../src/verification/ports.ts';
 import type { MxRecord } from '../../../src/verification/report.ts';

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseDomainList, readOperatorLists } from '../../../src/adapters/lists/operator-lists.ts';
-import { createListChecker } from '../../../src/verification/checks/lists.ts';
+import { parseDomainList, readOperatorLists } from '../../../src/adapters/domain-lists/operator-lists.ts';
+import { createListChecker } from '../../../src/verification/checks/domain-lists.ts';
 
 let dir = '';
 

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BullmqQueue, type BullmqQueueOptions } from '../../../src/adapters/queue/bullmq/bullmq-queue.ts';
 import { InProcessQueue } from '../../../src/adapters/queue/local/in-process-queue.ts';
-import type { JobQueue } from '../../../src/jobs/job-queue.ts';
+import type { JobQueue } from '../../../src/jobs/ports.ts';
 import { requireRedis } from '../../helpers/services.ts';
 import { type TestRedis, testRedis } from '../redis/redis-test-keys.ts';
 import { jobQueueContract } from './job-queue-contract.ts';

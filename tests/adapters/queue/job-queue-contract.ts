@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, it } from 'node:test';
 import type { QueueErrorHandler } from '../../../src/adapters/queue/queue-policy.ts';
-import type { JobHandler, JobQueue } from '../../../src/jobs/job-queue.ts';
+import type { JobHandler, JobQueue } from '../../../src/jobs/ports.ts';
 import {
   CASE_TIMEOUT,
   enqueueUntilRun,

@@ -3,7 +3,7 @@
  * that poll until something happened (a hang guard, never a timing assertion).
  */
 import type { QueueErrorHandler } from '../../../src/adapters/queue/queue-policy.ts';
-import type { JobHandler, JobQueue } from '../../../src/jobs/job-queue.ts';
+import type { JobHandler, JobQueue } from '../../../src/jobs/ports.ts';
 
 /** Long enough for a wrong extra run to start; no timing is asserted. */
 export const SETTLE_MS = 300;

@@ -11,12 +11,12 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
-import { SystemClock } from '../../../src/adapters/dns/system-clock.ts';
-import { MemoryRateLimiter } from '../../../src/adapters/ratelimit/memory-rate-limiter.ts';
-import { RedisRateLimiter } from '../../../src/adapters/ratelimit/redis-rate-limiter.ts';
+import { SystemClock } from '../../../src/adapters/clock/system.ts';
+import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory.ts';
+import { RedisRateLimiter } from '../../../src/adapters/rate-limit/redis.ts';
 import { requireRedis } from '../../helpers/services.ts';
 import { type TestRedis, testRedis } from '../redis/redis-test-keys.ts';
-import { rateLimiterContract, takeInSequence } from './rate-limiter-contract.ts';
+import { rateLimiterContract, takeInSequence } from './contract.ts';
 
 const redis = await requireRedis('Redis rate limiter suite');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

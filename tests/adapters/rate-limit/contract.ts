@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { RateDecision, RateLimiter } from '../../../src/service/ports.ts';
+import type { RateDecision, RateLimiter } from '../../../src/usage/ports.ts';
 
 /** How a suite gets the implementation under test; `skip` names why it cannot run here. */
 export interface RateLimiterSubject {

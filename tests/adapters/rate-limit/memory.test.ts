@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryRateLimiter } from '../../../src/adapters/ratelimit/memory-rate-limiter.ts';
+import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory.ts';
 
 class ManualClock {
   ms = 1_000_000;

@@ -6,7 +6,7 @@
  * Usage: node --import tsx take-tokens-process.ts REDIS_URL KEY_PREFIX KEY_ID RATE COUNT
  */
 import { once } from 'node:events';
-import { RedisRateLimiter } from '../../../src/adapters/ratelimit/redis-rate-limiter.ts';
+import { RedisRateLimiter } from '../../../src/adapters/rate-limit/redis.ts';
 import { closeRedis, createRedisClient, waitUntilReady } from '../../../src/adapters/redis/redis-client.ts';
 
 const [url, prefix, keyId, rate, count] = process.argv.slice(2);

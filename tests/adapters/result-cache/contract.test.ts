@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { MemoryResultCache } from '../../../src/adapters/cache/memory-result-cache.ts';
-import { RedisResultCache } from '../../../src/adapters/cache/redis-result-cache.ts';
+import { MemoryResultCache } from '../../../src/adapters/result-cache/memory.ts';
+import { RedisResultCache } from '../../../src/adapters/result-cache/redis.ts';
 import { requireRedis } from '../../helpers/services.ts';
 import { type TestRedis, testRedis } from '../redis/redis-test-keys.ts';
-import { resultCacheContract, sampleResult } from './result-cache-contract.ts';
+import { resultCacheContract, sampleResult } from './contract.ts';
 
 const redis = await requireRedis('Redis result cache suite');
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { ResultCache } from '../../../src/service/ports.ts';
+import type { ResultCache } from '../../../src/usage/ports.ts';
 import type { VerificationResult } from '../../../src/verification/report.ts';
 
 /** How a suite gets the implementation under test; `skip` names why it cannot run here. */

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { SystemClock } from '../../../src/adapters/clock/system.ts';
 import { CachedDnsResolver } from '../../../src/adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from '../../../src/adapters/dns/node-resolver.ts';
-import { SystemClock } from '../../../src/adapters/dns/system-clock.ts';
 import { CatchAllMemory } from '../../../src/adapters/smtp/catch-all-memory.ts';
 import { SmtpProber } from '../../../src/adapters/smtp/smtp-prober.ts';
 import type { MxRecord } from '../../../src/verification/report.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MemoryRateLimiter } from '../../../src/adapters/ratelimit/memory-rate-limiter.ts';
+import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory.ts';
 import { ConnectionBudget } from '../../../src/adapters/smtp/connection-budget.ts';
 
 const rates = { perAddress: 2, perDomain: 3, perAccount: 20, refusedForMs: 60_000 };

@@ -15,10 +15,10 @@ import pg from 'pg';
 import { generateApiKey, hashApiKey } from '../../../src/accounts/api-keys.ts';
 import { migrationProvider } from '../../../src/adapters/store/migrations/index.ts';
 import { openStore, type StoreOptions } from '../../../src/adapters/store/open-store.ts';
+import { createPostgresDatabase } from '../../../src/adapters/store/postgres/database.ts';
 import { withOwnSchemaIntrospection } from '../../../src/adapters/store/postgres/own-schema-introspection.ts';
-import { createPostgresDatabase } from '../../../src/adapters/store/postgres/postgres-database.ts';
 import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
-import { createSqliteDatabase } from '../../../src/adapters/store/sqlite/sqlite-database.ts';
+import { createSqliteDatabase } from '../../../src/adapters/store/sqlite/database.ts';
 import { requirePostgres } from '../../helpers/services.ts';
 
 const PREVIOUS_RELEASE = '0002-list-jobs';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ApiKeyRecord, Store } from '../../../src/accounts/store.ts';
+import type { ApiKeyRecord, Store } from '../../../src/accounts/ports.ts';
 import { openStore } from '../../../src/adapters/store/open-store.ts';
 import type {
   AddressCharge,
@@ -21,7 +21,7 @@ import type {
   PendingAddress,
   UploadedRow,
   WebhookDelivery,
-} from '../../../src/jobs/list-store.ts';
+} from '../../../src/lists/ports.ts';
 import type { Reason, Status, VerificationResult } from '../../../src/verification/report.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import type { ListChargeJob, ListChargeOutcome } from './list-store-process.ts';

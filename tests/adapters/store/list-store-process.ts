@@ -5,7 +5,7 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import { openStore, type StoreOptions } from '../../../src/adapters/store/open-store.ts';
-import type { AddressCharge } from '../../../src/jobs/list-store.ts';
+import type { AddressCharge } from '../../../src/lists/ports.ts';
 
 /** What one process does. */
 export interface ListChargeJob {

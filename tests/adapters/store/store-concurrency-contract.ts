@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Store } from '../../../src/accounts/store.ts';
+import type { Store } from '../../../src/accounts/ports.ts';
 import { migrateOnly, openStore } from '../../../src/adapters/store/open-store.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import { ALL_MIGRATIONS, createKey, type StoreContractTarget } from './store-fixtures.ts';

@@ -15,8 +15,8 @@ import {
   sendWebhook,
   WEBHOOK_USER_AGENT,
   type WebhookRequest,
-} from '../../../src/adapters/webhook/webhook-sender.ts';
-import { verifyWebhook, webhookSecretFor } from '../../../src/jobs/webhook-signature.ts';
+} from '../../../src/adapters/webhooks/http-sender.ts';
+import { verifyWebhook, webhookSecretFor } from '../../../src/webhooks/signature.ts';
 
 const HANG_GUARD = { timeout: 20_000 }; // a hang guard, not a timing assertion
 

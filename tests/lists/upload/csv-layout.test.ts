@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { detectLayout, EMAIL_HEADERS } from '../../../src/jobs/upload/csv-layout.ts';
-import { UploadError } from '../../../src/jobs/upload/upload-error.ts';
+import { detectLayout, EMAIL_HEADERS } from '../../../src/lists/upload/csv-layout.ts';
+import { UploadError } from '../../../src/lists/upload/upload-error.ts';
 
 describe('detectLayout', () => {
   it('finds the email column by any of its usual header names', () => {

@@ -7,9 +7,9 @@ import {
   MAX_OTHER_CELL_BYTES,
   MAX_RECORD_CHARS,
   readCsvUpload,
-} from '../../../src/jobs/upload/csv-rows.ts';
-import { UploadError } from '../../../src/jobs/upload/upload-error.ts';
-import type { ByteSource } from '../../../src/jobs/upload/utf8.ts';
+} from '../../../src/lists/upload/csv-rows.ts';
+import { UploadError } from '../../../src/lists/upload/upload-error.ts';
+import type { ByteSource } from '../../../src/lists/upload/utf8.ts';
 import { byteByByte, chunks, collect, heldOpen } from './sources.ts';
 
 type Expected = { code?: string; field?: string | null; message?: string | RegExp };

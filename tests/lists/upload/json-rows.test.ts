@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_JSON_DEPTH, readJsonUpload } from '../../../src/jobs/upload/json-rows.ts';
-import { UploadError } from '../../../src/jobs/upload/upload-error.ts';
-import type { ByteSource } from '../../../src/jobs/upload/utf8.ts';
+import { MAX_JSON_DEPTH, readJsonUpload } from '../../../src/lists/upload/json-rows.ts';
+import { UploadError } from '../../../src/lists/upload/upload-error.ts';
+import type { ByteSource } from '../../../src/lists/upload/utf8.ts';
 import { byteByByte, chunks, collect, heldOpen } from './sources.ts';
 
 type Expected = { code?: string; field?: string | null; message?: string | RegExp };

@@ -5,8 +5,8 @@ import {
   MAX_BARE_TOKEN_BYTES,
   MAX_KEY_BYTES,
   MAX_STRING_BYTES,
-} from '../../../src/jobs/upload/json-token-bounds.ts';
-import { UploadError } from '../../../src/jobs/upload/upload-error.ts';
+} from '../../../src/lists/upload/json-token-bounds.ts';
+import { UploadError } from '../../../src/lists/upload/upload-error.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

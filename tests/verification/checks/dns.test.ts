@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { NodeDnsResolver } from '../../src/adapters/dns/node-resolver.ts';
-import { checkDns, isAddressLiteral, orderMxHosts } from '../../src/verification/checks/dns.ts';
-import type { DnsCheck } from '../../src/verification/report.ts';
-import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
+import { NodeDnsResolver } from '../../../src/adapters/dns/node-resolver.ts';
+import { checkDns, isAddressLiteral, orderMxHosts } from '../../../src/verification/checks/dns.ts';
+import type { DnsCheck } from '../../../src/verification/report.ts';
+import { type DnsWorld, startDnsWorld } from '../../mailworld/dns-server.ts';
 
 let world: DnsWorld;
 let resolver: NodeDnsResolver;

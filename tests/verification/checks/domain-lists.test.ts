@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createListChecker, defaultListChecker } from '../../src/verification/checks/lists.ts';
-import { foldLocalPart, isRoleLocalPart, roleNameCount } from '../../src/verification/checks/role.ts';
-import mxData from '../../src/verification/data/disposable-mx-hosts.json' with { type: 'json' };
-import roleData from '../../src/verification/data/role-names.json' with { type: 'json' };
+import { createListChecker, defaultListChecker } from '../../../src/verification/checks/domain-lists.ts';
+import { foldLocalPart, isRoleLocalPart, roleNameCount } from '../../../src/verification/checks/role.ts';
+import mxData from '../../../src/verification/data/disposable-mx-hosts.json' with { type: 'json' };
+import roleData from '../../../src/verification/data/role-names.json' with { type: 'json' };
 
 const check = (address: string) => {
   const at = address.lastIndexOf('@');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toASCII } from 'tr46';
-import { normalizeAddress, normalizeAddressUntrimmed } from '../../src/verification/checks/normalize.ts';
+import { normalizeAddress, normalizeAddressUntrimmed } from '../../../src/verification/checks/normalize.ts';
 
 describe('normalizeAddress', () => {
   test('trims ASCII and Unicode white space, and echoes the trimmed address', () => {

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { type CorrectionOptions, correctDomain } from '../../src/verification/checks/suggest-engine.ts';
-import commonDomains from '../../src/verification/data/common-mail-domains.json' with { type: 'json' };
+import { type CorrectionOptions, correctDomain } from '../../../src/verification/checks/suggest-engine.ts';
+import commonDomains from '../../../src/verification/data/common-mail-domains.json' with { type: 'json' };
 
 interface TypoRow {
   input: string;

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { checkAddressSyntax } from '../../src/verification/checks/syntax.ts';
-import type { SyntaxErrorCode } from '../../src/verification/report.ts';
-import fixture from '../fixtures/syntax-divergences.json' with { type: 'json' };
+import { checkAddressSyntax } from '../../../src/verification/checks/syntax.ts';
+import type { SyntaxErrorCode } from '../../../src/verification/report.ts';
+import fixture from '../../fixtures/syntax-divergences.json' with { type: 'json' };
 
 type Verdict = 'valid' | 'invalid';
 

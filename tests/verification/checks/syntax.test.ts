@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { normalizeAddress } from '../../src/verification/checks/normalize.ts';
-import { checkAddressSyntax, checkSyntax } from '../../src/verification/checks/syntax.ts';
-import type { SyntaxCheck, SyntaxErrorCode } from '../../src/verification/report.ts';
+import { normalizeAddress } from '../../../src/verification/checks/normalize.ts';
+import { checkAddressSyntax, checkSyntax } from '../../../src/verification/checks/syntax.ts';
+import type { SyntaxCheck, SyntaxErrorCode } from '../../../src/verification/report.ts';
 
 function check(address: string): SyntaxCheck {
   return checkSyntax(normalizeAddress(address));

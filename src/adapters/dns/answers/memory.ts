@@ -3,8 +3,8 @@
  * others so a domain is asked upstream once per TTL by the whole fleet, not once per process.
  * CachedDnsResolver stays the first level; this store is only consulted on its misses.
  */
-import type { Clock, DnsAnswer } from '../../verification/ports.ts';
-import { type FallbackOptions, FallbackSwitch, type Warn } from '../redis/fallback-switch.ts';
+import type { Clock, DnsAnswer } from '../../../verification/ports.ts';
+import { type FallbackOptions, FallbackSwitch, type Warn } from '../../redis/fallback-switch.ts';
 
 /** The question an answer belongs to. */
 export type DnsQuestion = 'mx' | 'a' | 'aaaa';

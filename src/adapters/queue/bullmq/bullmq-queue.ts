@@ -9,7 +9,7 @@
  * settings than the shared fail-fast client of `redis-client.ts`) and closes them in close().
  */
 import { type ConnectionOptions, DelayedError, type Job, Queue, WaitingError, Worker } from 'bullmq';
-import type { ConsumeOptions, JobHandler, JobOutcome, JobQueue } from '../../../jobs/job-queue.ts';
+import type { ConsumeOptions, JobHandler, JobOutcome, JobQueue } from '../../../jobs/ports.ts';
 import {
   assertConcurrency,
   assertListId,

@@ -5,7 +5,7 @@
  * queue (see the JobQueue port): one pending run per id, retries with exponential backoff, runs
  * deferred by their handler.
  */
-import type { ConsumeOptions, JobHandler, JobQueue } from '../../../jobs/job-queue.ts';
+import type { ConsumeOptions, JobHandler, JobQueue } from '../../../jobs/ports.ts';
 import {
   assertConcurrency,
   assertListId,

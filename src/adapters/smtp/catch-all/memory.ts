@@ -3,8 +3,8 @@
  * mode so the random-address probe runs once per domain per TTL for the whole fleet. SmtpProber
  * keeps its in-process map as the first level and asks this store only on a miss.
  */
-import type { Clock } from '../../verification/ports.ts';
-import { type FallbackOptions, FallbackSwitch, type Warn } from '../redis/fallback-switch.ts';
+import type { Clock } from '../../../verification/ports.ts';
+import { type FallbackOptions, FallbackSwitch, type Warn } from '../../redis/fallback-switch.ts';
 
 /** Catch-all verdicts per ASCII domain. */
 export interface CatchAllStore {

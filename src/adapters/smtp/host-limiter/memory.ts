@@ -3,8 +3,8 @@
  * semaphore); scale-out mode caps across every process (Redis, `redis-host-limiter.ts`), so adding
  * workers never multiplies the connections one mail server sees.
  */
-import { type FallbackOptions, FallbackSwitch, type Warn } from '../redis/fallback-switch.ts';
-import { KeyedSemaphores } from './semaphore.ts';
+import { type FallbackOptions, FallbackSwitch, type Warn } from '../../redis/fallback-switch.ts';
+import { KeyedSemaphores } from '../semaphore.ts';
 
 /** Grants session slots per MX host address. */
 export interface HostSessionLimiter {

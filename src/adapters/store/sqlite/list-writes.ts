@@ -11,7 +11,7 @@ import {
   LIVE_LIST_STATES,
   type ListStore,
   type UploadedRow,
-} from '../../../jobs/list-store.ts';
+} from '../../../lists/ports.ts';
 import type { UsageMonth } from '../../../usage/months.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
 import { assertCount } from '../kysely-store.ts';

@@ -7,11 +7,11 @@
  */
 import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { ApiKeyRecord } from '../../../accounts/store.ts';
+import type { ApiKeyRecord } from '../../../accounts/ports.ts';
 import type { UsageMonth } from '../../../usage/months.ts';
 import { assertCount, KyselyStore, toApiKeyRecord } from '../kysely-store.ts';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.ts';
-import { sqliteListWrites } from './sqlite-list-writes.ts';
+import { sqliteListWrites } from './list-writes.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
 // Grants min(requested, limit - verifications) below the limit; both SET expressions read the old

@@ -2,7 +2,7 @@
  * POST /api/v1/verify/bulk: 1 to 100 addresses (DESIGN §1 "Bulk, quota and rate limit").
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { VerificationService } from '../../../service/verification-service.ts';
+import type { VerificationService } from '../../../usage/verification-service.ts';
 import { bulkQuotaExceeded, quotaExceeded } from '../../errors.ts';
 import { callerOf } from '../../plugins/auth.ts';
 import { setQuotaHeaders } from '../../quota-headers.ts';

@@ -5,10 +5,10 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Plan } from '../../../accounts/plans.ts';
-import type { Store } from '../../../accounts/store.ts';
-import type { ListService } from '../../../jobs/list-service.ts';
-import type { RateLimiter } from '../../../service/ports.ts';
-import type { VerificationService } from '../../../service/verification-service.ts';
+import type { Store } from '../../../accounts/ports.ts';
+import type { ListService } from '../../../lists/list-service.ts';
+import type { RateLimiter } from '../../../usage/ports.ts';
+import type { VerificationService } from '../../../usage/verification-service.ts';
 import { authPlugin } from '../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../plugins/json-body.ts';
 import { rateLimitPlugin } from '../../plugins/rate-limit.ts';

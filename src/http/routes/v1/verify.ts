@@ -2,7 +2,7 @@
  * POST /api/v1/verify: one address (DESIGN §1).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { VerificationService } from '../../../service/verification-service.ts';
+import type { VerificationService } from '../../../usage/verification-service.ts';
 import { quotaExceeded } from '../../errors.ts';
 import { callerOf } from '../../plugins/auth.ts';
 import { setQuotaHeaders } from '../../quota-headers.ts';

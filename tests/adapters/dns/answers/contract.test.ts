@@ -8,19 +8,19 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { CachedDnsResolver } from '../../../src/adapters/dns/cached-resolver.ts';
 import {
   type DnsAnswerStore,
   FallbackDnsAnswerStore,
   MemoryDnsAnswerStore,
   type SharedDnsAnswer,
-} from '../../../src/adapters/dns/dns-answer-store.ts';
-import { RedisDnsAnswerStore } from '../../../src/adapters/dns/redis-dns-cache.ts';
-import { closeRedis, createRedisClient } from '../../../src/adapters/redis/redis-client.ts';
-import type { Clock, DnsAnswer, DnsResolver } from '../../../src/verification/ports.ts';
-import type { MxRecord } from '../../../src/verification/report.ts';
-import { requireRedis } from '../../helpers/services.ts';
-import { type TestRedis, testRedis } from '../redis/redis-test-keys.ts';
+} from '../../../../src/adapters/dns/answers/memory.ts';
+import { RedisDnsAnswerStore } from '../../../../src/adapters/dns/answers/redis.ts';
+import { CachedDnsResolver } from '../../../../src/adapters/dns/cached-resolver.ts';
+import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
+import type { Clock, DnsAnswer, DnsResolver } from '../../../../src/verification/ports.ts';
+import type { MxRecord } from '../../../../src/verification/report.ts';
+import { requireRedis } from '../../../helpers/services.ts';
+import { type TestRedis, testRedis } from '../../redis/redis-test-keys.ts';
 
 const redis = await requireRedis('Redis DNS cache suite');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -7,20 +7,20 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { SystemClock } from '../../../src/adapters/dns/system-clock.ts';
-import { closeRedis, createRedisClient } from '../../../src/adapters/redis/redis-client.ts';
+import { SystemClock } from '../../../../src/adapters/clock/system.ts';
+import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
 import {
   type CatchAllStore,
   FallbackCatchAllStore,
   MemoryCatchAllStore,
-} from '../../../src/adapters/smtp/catch-all-store.ts';
-import { RedisCatchAllStore } from '../../../src/adapters/smtp/redis-catch-all-store.ts';
-import { SmtpProber } from '../../../src/adapters/smtp/smtp-prober.ts';
-import type { Clock, DnsAnswer, DnsResolver } from '../../../src/verification/ports.ts';
-import type { MxRecord } from '../../../src/verification/report.ts';
-import { requireRedis } from '../../helpers/services.ts';
-import { type TestRedis, testRedis } from '../redis/redis-test-keys.ts';
-import { startTinySmtp } from './tiny-smtp.ts';
+} from '../../../../src/adapters/smtp/catch-all/memory.ts';
+import { RedisCatchAllStore } from '../../../../src/adapters/smtp/catch-all/redis.ts';
+import { SmtpProber } from '../../../../src/adapters/smtp/smtp-prober.ts';
+import type { Clock, DnsAnswer, DnsResolver } from '../../../../src/verification/ports.ts';
+import type { MxRecord } from '../../../../src/verification/report.ts';
+import { requireRedis } from '../../../helpers/services.ts';
+import { type TestRedis, testRedis } from '../../redis/redis-test-keys.ts';
+import { startTinySmtp } from '../tiny-smtp.ts';
 
 const redis = await requireRedis('Redis catch-all cache suite');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -9,24 +9,24 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { SystemClock } from '../../../src/adapters/dns/system-clock.ts';
-import { closeRedis, createRedisClient } from '../../../src/adapters/redis/redis-client.ts';
+import { SystemClock } from '../../../../src/adapters/clock/system.ts';
+import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
 import {
   FallbackHostLimiter,
   HostBusyError,
   type HostSessionLimiter,
   MemoryHostLimiter,
-} from '../../../src/adapters/smtp/host-session-limiter.ts';
+} from '../../../../src/adapters/smtp/host-limiter/memory.ts';
 import {
   RedisHostLimiter,
   type RedisHostLimiterOptions,
-} from '../../../src/adapters/smtp/redis-host-limiter.ts';
-import { SmtpProber } from '../../../src/adapters/smtp/smtp-prober.ts';
-import type { DnsAnswer, DnsResolver, ProbeRequest } from '../../../src/verification/ports.ts';
-import type { MxRecord } from '../../../src/verification/report.ts';
-import { requireRedis } from '../../helpers/services.ts';
-import { type TestRedis, testRedis } from '../redis/redis-test-keys.ts';
-import { startTinySmtp } from './tiny-smtp.ts';
+} from '../../../../src/adapters/smtp/host-limiter/redis.ts';
+import { SmtpProber } from '../../../../src/adapters/smtp/smtp-prober.ts';
+import type { DnsAnswer, DnsResolver, ProbeRequest } from '../../../../src/verification/ports.ts';
+import type { MxRecord } from '../../../../src/verification/report.ts';
+import { requireRedis } from '../../../helpers/services.ts';
+import { type TestRedis, testRedis } from '../../redis/redis-test-keys.ts';
+import { startTinySmtp } from '../tiny-smtp.ts';
 
 const redis = await requireRedis('Redis host limiter suite');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import pg from 'pg';
-import type { StoreOptions } from '../../../src/adapters/store/open-store.ts';
-import { requirePostgres } from '../../helpers/services.ts';
-import { storeContract } from './store-contract.ts';
+import type { StoreOptions } from '../../../../src/adapters/store/open-store.ts';
+import { requirePostgres } from '../../../helpers/services.ts';
+import { storeContract } from '../store-contract.ts';
 
 const postgres = await requirePostgres('PostgreSQL store suite');
 

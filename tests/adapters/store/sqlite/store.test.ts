@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { migrateOnly, openStore } from '../../../src/adapters/store/open-store.ts';
-import { storeContract } from './store-contract.ts';
-import { ALL_MIGRATIONS } from './store-fixtures.ts';
+import { migrateOnly, openStore } from '../../../../src/adapters/store/open-store.ts';
+import { storeContract } from '../store-contract.ts';
+import { ALL_MIGRATIONS } from '../store-fixtures.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'mailvet-sqlite-store-'));
 after(() => rmSync(root, { recursive: true, force: true }));

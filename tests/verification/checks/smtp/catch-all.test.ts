@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { catchAllProbeLocalPart, combineWithCatchAll } from '../../src/verification/checks/smtp/catch-all.ts';
-import type { RcptVerdict } from '../../src/verification/checks/smtp/reply.ts';
-import { checkAddressSyntax } from '../../src/verification/checks/syntax.ts';
+import {
+  catchAllProbeLocalPart,
+  combineWithCatchAll,
+} from '../../../../src/verification/checks/smtp/catch-all.ts';
+import type { RcptVerdict } from '../../../../src/verification/checks/smtp/reply.ts';
+import { checkAddressSyntax } from '../../../../src/verification/checks/syntax.ts';
 
 function seeded(seed: number): () => number {
   let state = seed >>> 0;

@@ -5,10 +5,10 @@ import {
   classifySessionReply,
   parseReplyLines,
   type SessionStage,
-} from '../../src/verification/checks/smtp/classify.ts';
-import type { SmtpReply } from '../../src/verification/checks/smtp/reply.ts';
-import { MAX_REPLY_TEXT } from '../../src/verification/checks/smtp/reply-lines.ts';
-import fixtureFile from '../fixtures/smtp-replies.json' with { type: 'json' };
+} from '../../../../src/verification/checks/smtp/classify.ts';
+import type { SmtpReply } from '../../../../src/verification/checks/smtp/reply.ts';
+import { MAX_REPLY_TEXT } from '../../../../src/verification/checks/smtp/reply-lines.ts';
+import fixtureFile from '../../../fixtures/smtp-replies.json' with { type: 'json' };
 
 interface Fixture {
   provider: string;

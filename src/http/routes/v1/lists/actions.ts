@@ -3,8 +3,8 @@
  * An action the list's state does not allow is a 409 `conflict` naming the state.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ListActionOutcome, ListService } from '../../../../jobs/list-service.ts';
-import { listView } from '../../../../jobs/list-view.ts';
+import type { ListActionOutcome, ListService } from '../../../../lists/list-service.ts';
+import { listView } from '../../../../lists/list-view.ts';
 import { listConflict, listNotFound } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { apiErrorResponses, okResponse } from '../../../schemas/responses.ts';

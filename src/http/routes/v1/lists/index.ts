@@ -6,7 +6,7 @@
  */
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
-import type { ListService } from '../../../../jobs/list-service.ts';
+import type { ListService } from '../../../../lists/list-service.ts';
 import { badRequest } from '../../../errors.ts';
 import { listActionRoutes } from './actions.ts';
 import { type ListCreateDeps, listCreateRoute } from './create.ts';

@@ -3,8 +3,8 @@
  * A list of another account answers 404, like a list that does not exist.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ListService } from '../../../../jobs/list-service.ts';
-import { listView } from '../../../../jobs/list-view.ts';
+import type { ListService } from '../../../../lists/list-service.ts';
+import { listView } from '../../../../lists/list-view.ts';
 import { listNotFound, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { apiErrorResponses, okResponse } from '../../../schemas/responses.ts';

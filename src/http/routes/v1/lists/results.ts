@@ -5,8 +5,8 @@
  * Rows not verified yet have empty result cells (CSV) or `"result": null` (JSON).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ListService } from '../../../../jobs/list-service.ts';
-import { resultsCsv, resultsJson } from '../../../../jobs/results-format.ts';
+import type { ListService } from '../../../../lists/list-service.ts';
+import { resultsCsv, resultsJson } from '../../../../lists/results-format.ts';
 import type { Status } from '../../../../verification/report.ts';
 import { listNotFound, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';

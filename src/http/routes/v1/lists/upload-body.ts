@@ -3,7 +3,7 @@
  * multipart form.
  */
 import type { FastifyRequest } from 'fastify';
-import { UploadError } from '../../../../jobs/upload/upload-error.ts';
+import { UploadError } from '../../../../lists/upload/upload-error.ts';
 import { ApiError } from '../../../errors.ts';
 
 /** How long an upload's body may take: between chunks, and in all (from `startedAt`, performance.now()). */
