@@ -5,13 +5,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Store } from './accounts/ports.ts';
 import type { Config } from './config.ts';
 import { createServices } from './container/index.ts';
 import { startWorker } from './container/list-jobs.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';
-import type { ListWorker } from './lists/list-worker.ts';
+import type { JobRuntime } from './jobs/runtime.ts';
+import type { Store } from './store.ts';
 
 /** Knobs of the running server; the defaults suit production. */
 export interface StartServerOptions {
@@ -79,7 +79,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     );
     // Runs after the server stopped accepting and in-flight requests finished: the worker stops
     // (its lists stay runnable in the store) before the store and queue close.
-    let worker: ListWorker | undefined;
+    let worker: JobRuntime | undefined;
     app.addHook('onClose', async () => {
       await worker?.close();
       await services.close();
@@ -89,7 +89,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     warn = (message) => log.warn(message);
     await app.listen({ host: config.HOST, port: config.PORT });
     if (options.worker ?? config.REDIS_URL === undefined) {
-      worker = await startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
+      worker = startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
     }
   } catch (error) {
     await services.close().catch(() => {});

@@ -1,9 +1,7 @@
 /**
- * The store port for accounts, API keys and usage. Adapters in `src/adapters/store/` implement it
+ * The accounts port: accounts and their API keys. Adapters in `src/adapters/store/` implement it
  * on SQLite and PostgreSQL with the same queries; one contract suite runs against both.
  */
-import type { ListStore } from '../lists/ports.ts';
-import type { UsageMonth } from '../usage/months.ts';
 
 /** An account: owns keys (and, later, dashboard users and lists). */
 export interface Account {
@@ -39,11 +37,6 @@ export interface NewApiKey {
   rateLimit: number | null;
 }
 
-export interface Usage {
-  verifications: number;
-  bulkRequests: number;
-}
-
 export interface AccountStore {
   createAccount(name: string): Promise<Account>;
   /** The account with this id; null when none. */
@@ -56,40 +49,4 @@ export interface AccountStore {
   listApiKeys(accountId?: string): Promise<ApiKeyRecord[]>;
   /** Marks a key revoked; false when there is no such key or it was already revoked. */
   revokeApiKey(id: string): Promise<boolean>;
-}
-
-export interface UsageStore {
-  /**
-   * Charges up to `requested` verifications for the key's month without passing `limit`, in one
-   * atomic conditional update (never read-then-write): concurrent callers never overspend.
-   * Returns how many were granted (0..requested) and the month's usage after the charge.
-   */
-  chargeVerifications(
-    keyId: string,
-    month: UsageMonth,
-    requested: number,
-    limit: number,
-  ): Promise<{ granted: number; used: number }>;
-  /** Gives back units (a `dns_error` result is not charged). Never goes below zero. */
-  refundVerifications(keyId: string, month: UsageMonth, count: number): Promise<void>;
-  /** Charges one bulk request if the month's bulk count is below `limit`; atomic like the above. */
-  chargeBulkRequest(
-    keyId: string,
-    month: UsageMonth,
-    limit: number,
-  ): Promise<{ granted: boolean; used: number }>;
-  /** Gives back one bulk request (the request was refused after all). */
-  refundBulkRequest(keyId: string, month: UsageMonth): Promise<void>;
-  usage(keyId: string, month: UsageMonth): Promise<Usage>;
-}
-
-/** Everything the API needs from its database. */
-export interface Store extends AccountStore, UsageStore {
-  /** Which backend: for logs and /readyz. */
-  readonly kind: 'sqlite' | 'postgres';
-  /** List jobs, on the same database. */
-  readonly lists: ListStore;
-  /** Throws when the database cannot be reached (for /readyz). */
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }

@@ -5,9 +5,10 @@
  */
 import { issueApiKey, UnknownAccountError } from '../accounts/key-issuance.ts';
 import { DEFAULT_PLAN } from '../accounts/plans.ts';
-import type { ApiKeyRecord, Store } from '../accounts/ports.ts';
+import type { ApiKeyRecord } from '../accounts/ports.ts';
 import { loadConfig } from '../config.ts';
 import { loadPlans, openConfiguredStore } from '../container/index.ts';
+import type { Store } from '../store.ts';
 import { UsageError } from './usage-error.ts';
 
 interface CreateOptions {

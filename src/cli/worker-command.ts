@@ -14,7 +14,7 @@ export async function runWorker(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
   const services = await createServices(config, (message) => log.warn(message));
-  const worker = await startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
+  const worker = startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
   log.info({ store: services.store.kind, queue: services.queue.kind }, 'worker started');
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

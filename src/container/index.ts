@@ -6,7 +6,6 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { BUILT_IN_PLANS, type Plan, parsePlans } from '../accounts/plans.ts';
-import type { Store } from '../accounts/ports.ts';
 import { SystemClock } from '../adapters/clock/system.ts';
 import { CachedDnsResolver } from '../adapters/dns/cached-resolver.ts';
 import { HealthCheckedDnsResolver } from '../adapters/dns/health-checked-resolver.ts';
@@ -24,6 +23,7 @@ import { migrateOnly, openStore } from '../adapters/store/open-store.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError } from '../config.ts';
 import { ListService } from '../lists/list-service.ts';
+import type { Store } from '../store.ts';
 import { VerificationService } from '../usage/verification-service.ts';
 import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';

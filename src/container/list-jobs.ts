@@ -1,18 +1,20 @@
 /**
- * The composition of list jobs (DESIGN §3, §4), beside `container.ts`: the queue picked from
- * configuration (in-process embedded, BullMQ with REDIS_URL), the API's list service, and a
- * process's worker (runner, sweeps, webhook dispatcher).
+ * The composition of background work (DESIGN §3, §4), beside `index.ts`: the queue picked from
+ * configuration (in-process embedded, BullMQ with REDIS_URL), and a process's job runtime with the
+ * kinds and periodic tasks each domain contributes (list runs, the list sweep, webhook dispatch).
  */
 import { BullmqQueue } from '../adapters/queue/bullmq/bullmq-queue.ts';
 import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
-import type { QueueErrorHandler } from '../adapters/queue/queue-policy.ts';
 import { sendWebhook } from '../adapters/webhooks/http-sender.ts';
 import type { Config } from '../config.ts';
-import type { JobQueue } from '../jobs/ports.ts';
+import type { JobQueue, QueueErrorHandler } from '../jobs/ports.ts';
+import { type JobRuntime, startJobRuntime } from '../jobs/runtime.ts';
 import { ListRunner } from '../lists/list-runner.ts';
-import { type ListWorker, startListWorker } from '../lists/list-worker.ts';
-import type { ListStore } from '../lists/ports.ts';
+import { listSweepTask } from '../lists/list-sweep.ts';
+import { listTurnsHandler } from '../lists/list-turns.ts';
+import { LIST_JOB, type ListStore } from '../lists/ports.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { recordListEnd } from '../webhooks/events.ts';
 import { nextAttemptDelayMs } from '../webhooks/retry.ts';
 import { webhookSecretFor } from '../webhooks/signature.ts';
 import type { Services } from './services.ts';
@@ -30,19 +32,23 @@ export type WorkerLog = (
  * The owner sees why in its message; the details stay in the log.
  */
 export function failListsGivenUp(
-  lists: Pick<ListStore, 'transition'>,
+  lists: Pick<ListStore, 'transition' | 'getList' | 'addWebhookDelivery'>,
   warn: (message: string) => void,
 ): QueueErrorHandler {
-  return (listId, error, willRetry) => {
-    const what = listId === undefined ? 'job queue' : `list ${listId}`;
-    const retry = willRetry === undefined ? '' : willRetry ? ' (retried)' : ' (given up: the list failed)';
+  return (job, error, willRetry) => {
+    const what = job === undefined ? 'job queue' : `${job.kind} ${job.id}`;
+    const givenUp = job?.kind === LIST_JOB ? ' (given up: the list failed)' : ' (given up)';
+    const retry = willRetry === undefined ? '' : willRetry ? ' (retried)' : givenUp;
     warn(`${what}: ${error instanceof Error ? error.message : String(error)}${retry}`);
-    if (listId === undefined || willRetry !== false) return;
+    if (job?.kind !== LIST_JOB || willRetry !== false) return;
+    const listId = job.id;
+    const now = new Date();
     lists
-      .transition(listId, ['queued', 'running'], 'failed', new Date(), {
+      .transition(listId, ['queued', 'running'], 'failed', now, {
         pauseReason: null,
         message: 'Processing failed after several attempts; the server log has the details.',
       })
+      .then((failed) => (failed ? recordListEnd(lists, listId, 'failed', now) : undefined))
       .catch((failure: unknown) => warn(`list ${listId}: could not be marked failed (${String(failure)})`));
   };
 }
@@ -59,12 +65,16 @@ export function createQueue(config: Config, onError: QueueErrorHandler): JobQueu
   });
 }
 
+/** How often due webhook deliveries are looked for, ms. */
+const WEBHOOK_POLL_MS = 1_000;
+
 /** How long one webhook POST may take, ms. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** Starts this process's list worker on the services' store, queue and verifier. */
-export function startWorker(services: Services, log: WorkerLog): Promise<ListWorker> {
+/** Starts this process's job runtime: list runs, the list sweep and webhook dispatch. */
+export function startWorker(services: Services, log: WorkerLog): JobRuntime {
   const { config, store, plans, queue } = services;
+  const now = () => new Date();
   const runner = new ListRunner({
     store,
     plans,
@@ -89,14 +99,15 @@ export function startWorker(services: Services, log: WorkerLog): Promise<ListWor
     },
     nextDelayMs: (attempt) => nextAttemptDelayMs(attempt, config.MAILVET_WEBHOOK_RETRY_MS),
   });
-  return startListWorker({
-    store,
-    plans,
+  return startJobRuntime({
     queue,
-    runner,
-    webhooks,
+    // Fair between accounts, a cap per account, and no slot held while a list waits for a re-check.
+    handlers: { [LIST_JOB]: listTurnsHandler({ store, plans, queue, runner, now, log }) },
+    tasks: [
+      listSweepTask({ store, plans, queue, everyMs: config.MAILVET_LIST_SWEEP_MS, now, log }),
+      { name: 'webhook delivery', everyMs: WEBHOOK_POLL_MS, run: () => webhooks.deliverDue() },
+    ],
     concurrency: config.MAILVET_WORKER_CONCURRENCY,
-    sweepIntervalMs: config.MAILVET_LIST_SWEEP_MS,
     log,
   });
 }

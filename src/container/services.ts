@@ -3,10 +3,10 @@
  * configuration. Its own module, so the wiring files can share it without importing each other.
  */
 import type { Plan } from '../accounts/plans.ts';
-import type { Store } from '../accounts/ports.ts';
 import type { Config } from '../config.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
+import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
 import type { Verifier } from '../verification/pipeline.ts';

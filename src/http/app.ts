@@ -7,8 +7,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Plan } from '../accounts/plans.ts';
-import type { Store } from '../accounts/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
+import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
 import { addBodyDeadline } from './body-deadline.ts';

@@ -6,11 +6,12 @@
  * and a later run carries on: no address is charged twice or gets two results.
  */
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
-import type { ApiKeyRecord, Store } from '../accounts/ports.ts';
+import type { ApiKeyRecord } from '../accounts/ports.ts';
+import type { Store } from '../store.ts';
 import { monthOf, nextMonthStart } from '../usage/months.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { VerificationResult } from '../verification/report.ts';
-import { completionDelivery } from '../webhooks/events.ts';
+import { listEventDelivery, recordListEnd } from '../webhooks/events.ts';
 import type { AddressCharge, ListRecord, ListStore, PendingAddress, PendingCursor } from './ports.ts';
 import { ResultBuffer } from './result-buffer.ts';
 
@@ -305,10 +306,13 @@ export class ListRunner {
   async #liveKey(list: ListRecord): Promise<ApiKeyRecord | null> {
     const key = await this.#deps.store.findApiKeyById(list.apiKeyId);
     if (key !== null && key.revokedAt === null) return key;
-    await this.#deps.store.lists.transition(list.id, ['queued', 'running'], 'failed', this.#now(), {
+    const { lists } = this.#deps.store;
+    const now = this.#now();
+    const failed = await lists.transition(list.id, ['queued', 'running'], 'failed', now, {
       pauseReason: null,
       message: 'The API key that created this list was revoked; the list stopped.',
     });
+    if (failed) await recordListEnd(lists, list.id, 'failed', now);
     return null;
   }
 
@@ -329,7 +333,7 @@ export class ListRunner {
     const now = this.#now();
     // The event is recorded before the state changes: a crash in between re-runs the list, which
     // completes again and records the same event id (ignored), so the webhook is never lost.
-    const delivery = list.webhookUrl === null ? null : completionDelivery(list, now);
+    const delivery = list.webhookUrl === null ? null : listEventDelivery(list, 'completed', now);
     if (delivery !== null) await lists.addWebhookDelivery(delivery, now);
     await lists.transition(listId, ['running'], 'completed', now, { pauseReason: null, message: null });
   }

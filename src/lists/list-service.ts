@@ -9,8 +9,9 @@ import { monthOf } from '../usage/months.ts';
 import { addressKeyOf } from '../usage/verification-service.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
+import { recordListEnd } from '../webhooks/events.ts';
 import { type ListStorageLimits, rowAllowance, storedRowsError } from './list-limits.ts';
-import type { ListRecord, ListStore, ResultRow } from './ports.ts';
+import { type ListRecord, type ListStore, listJob, type ResultRow } from './ports.ts';
 
 /** One uploaded row, as the upload parsers yield it. */
 export interface IncomingRow {
@@ -162,6 +163,7 @@ export class ListService {
     });
     if (outcome.kind === 'ok') {
       const { lists } = this.#deps;
+      await recordListEnd(lists, listId, 'cancelled', this.#now());
       const inFlight = await lists.inFlightCharges(listId);
       // Each unit goes back to the month it was charged in (a list paused since an earlier month).
       const charge = { keyId: outcome.list.apiKeyId, month: monthOf(this.#now()), limit: 0 };
@@ -207,7 +209,7 @@ export class ListService {
 
   async #enqueue(listId: string): Promise<void> {
     try {
-      await this.#deps.queue.enqueue(listId);
+      await this.#deps.queue.enqueue(listJob(listId));
     } catch (error) {
       this.#deps.onEnqueueError?.(listId, error);
     }

@@ -8,10 +8,11 @@
  * away is taken up again as soon as it may run (the worker's sweep is the safety net).
  */
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
-import type { ApiKeyRecord, Store } from '../accounts/ports.ts';
+import type { ApiKeyRecord } from '../accounts/ports.ts';
 import type { JobHandler, JobQueue } from '../jobs/ports.ts';
+import type { Store } from '../store.ts';
 import type { ListRunner } from './list-runner.ts';
-import { compareTurns, type ListStore, type ListTurn } from './ports.ts';
+import { compareTurns, type ListStore, type ListTurn, listJob } from './ports.ts';
 
 export interface ListTurnsDeps {
   store: Pick<Store, 'findApiKeyById'> & { lists: ListStore };
@@ -56,7 +57,7 @@ export function listTurnsHandler(deps: ListTurnsDeps): JobHandler {
     for (const turn of await lists.listTurns(deps.now())) {
       if (queued >= TURNS_QUEUED) return;
       if (turn.running >= (await capOf(turn.apiKeyId))) continue;
-      await deps.queue.enqueue(turn.listId);
+      await deps.queue.enqueue(listJob(turn.listId));
       queued++;
     }
   };
@@ -92,7 +93,7 @@ export function listTurnsHandler(deps: ListTurnsDeps): JobHandler {
       if (fairer !== undefined) {
         // Not this account's turn: the other goes first; this one is queued again when a run
         // starts or ends (or by the sweep).
-        await deps.queue.enqueue(fairer.listId);
+        await deps.queue.enqueue(listJob(fairer.listId));
         return;
       }
     }

@@ -3,8 +3,17 @@
  * never only in the queue, so any process can pick a list up where another stopped. Adapters in
  * `src/adapters/store/` implement it on SQLite and PostgreSQL; one contract suite runs on both.
  */
+import type { JobRef } from '../jobs/ports.ts';
 import type { UsageMonth } from '../usage/months.ts';
 import type { Status, VerificationResult } from '../verification/report.ts';
+
+/** The job kind of list runs. */
+export const LIST_JOB = 'list';
+
+/** The job that runs list `listId`. */
+export function listJob(listId: string): JobRef {
+  return { kind: LIST_JOB, id: listId };
+}
 
 /** The states a client sees. `uploading` is internal: a list is hidden until its upload is whole. */
 export const LIST_STATES = ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;

@@ -4,13 +4,12 @@
  * back the units of results our own DNS failure spoiled (`isRefundable`). No HTTP here: routes call it.
  */
 import type { Plan } from '../accounts/plans.ts';
-import type { UsageStore } from '../accounts/ports.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { Reason, VerificationResult } from '../verification/report.ts';
 import { monthOf, nextMonthStart } from './months.ts';
-import type { ResultCache } from './ports.ts';
+import type { ResultCache, UsageStore } from './ports.ts';
 
 /** Probe outcomes that say nothing lasting about the address. */
 const INCONCLUSIVE_REASONS: ReadonlySet<Reason> = new Set<Reason>([

@@ -4,26 +4,53 @@
  */
 
 import { listView } from '../lists/list-view.ts';
-import type { ListRecord, WebhookDelivery } from '../lists/ports.ts';
+import type { ListRecord, ListStore, WebhookDelivery } from '../lists/ports.ts';
 
-/** The `list.completed` event of a list that is completing at `now`. */
-export function completionDelivery(list: ListRecord, now: Date): Omit<WebhookDelivery, 'attempts'> {
+/** Each finished state of a list has its event. */
+export const LIST_EVENTS = {
+  completed: 'list.completed',
+  failed: 'list.failed',
+  cancelled: 'list.cancelled',
+} as const;
+
+export type ListEndState = keyof typeof LIST_EVENTS;
+export type ListEvent = (typeof LIST_EVENTS)[ListEndState];
+
+/** The event of a list reaching `state` at `now` (the list as it is then, or just before). */
+export function listEventDelivery(
+  list: ListRecord,
+  state: ListEndState,
+  now: Date,
+): Omit<WebhookDelivery, 'attempts'> {
   // One id per list and event: a list completed twice (a re-run after a crash) records one event.
-  const id = `whd_${list.id.replace(/^lst_/, '')}_completed`;
+  const id = `whd_${list.id.replace(/^lst_/, '')}_${state}`;
+  const event = LIST_EVENTS[state];
   const at = now.toISOString();
-  const completed: ListRecord = {
+  const ended: ListRecord = {
     ...list,
-    state: 'completed',
+    state,
     pauseReason: null,
-    message: null,
-    finishedAt: at,
+    // A completed list has nothing to explain; a failed or cancelled one keeps its reason.
+    message: state === 'completed' ? null : list.message,
+    finishedAt: list.finishedAt ?? at,
     updatedAt: at,
   };
-  const body = JSON.stringify({
-    id,
-    event: 'list.completed',
-    created_at: at,
-    data: { list: listView(completed) },
-  });
-  return { id, listId: list.id, url: list.webhookUrl ?? '', event: 'list.completed', body, createdAt: at };
+  const body = JSON.stringify({ id, event, created_at: at, data: { list: listView(ended) } });
+  return { id, listId: list.id, url: list.webhookUrl ?? '', event, body, createdAt: at };
+}
+
+/**
+ * Records the event of a list that has just been failed or cancelled (the state change comes
+ * first: it may lose a race, and an event must not announce what did not happen). A list without a
+ * webhook has no event.
+ */
+export async function recordListEnd(
+  lists: Pick<ListStore, 'getList' | 'addWebhookDelivery'>,
+  listId: string,
+  state: Exclude<ListEndState, 'completed'>,
+  now: Date,
+): Promise<void> {
+  const list = await lists.getList(listId);
+  if (list === null || list.state !== state || list.webhookUrl === null) return;
+  await lists.addWebhookDelivery(listEventDelivery(list, state, now), now);
 }

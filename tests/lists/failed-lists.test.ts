@@ -11,9 +11,10 @@ import { test } from 'node:test';
 import { InProcessQueue } from '../../src/adapters/queue/local/in-process-queue.ts';
 import { openStore } from '../../src/adapters/store/open-store.ts';
 import { failListsGivenUp } from '../../src/container/list-jobs.ts';
+import { job } from '../adapters/queue/queue-test-helpers.ts';
 import { createKey } from '../adapters/store/store-fixtures.ts';
 
-test('a list that fails on every attempt is marked failed, and the failures are logged', async () => {
+test('a list that fails on every attempt is marked failed, its webhook told, and the failures logged', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-failed-'));
   const store = await openStore({ dataDir });
   try {
@@ -27,7 +28,10 @@ test('a list that fails on every attempt is marked failed, and the failures are 
       [{ rowNumber: 1, email: 'a@b.test', addressKey: 'a@b.test', domain: 'b.test', fields: null }],
       new Date(),
     );
-    await store.lists.finishUpload(id, new Date(), { name: 'doomed', webhookUrl: null });
+    await store.lists.finishUpload(id, new Date(), {
+      name: 'doomed',
+      webhookUrl: 'https://hooks.example/lists',
+    });
 
     const warnings: string[] = [];
     const queue = new InProcessQueue({
@@ -37,13 +41,15 @@ test('a list that fails on every attempt is marked failed, and the failures are 
     });
     let runs = 0;
     queue.consume(
-      async () => {
-        runs += 1;
-        throw new Error('a bug in processing');
+      {
+        list: async () => {
+          runs += 1;
+          throw new Error('a bug in processing');
+        },
       },
       { concurrency: 1 },
     );
-    await queue.enqueue(id);
+    await queue.enqueue(job(id));
     const deadline = Date.now() + 10_000;
     while ((await store.lists.getList(id))?.state !== 'failed' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -56,6 +62,25 @@ test('a list that fails on every attempt is marked failed, and the failures are 
     assert.equal(warnings.length, 3);
     assert.match(warnings.at(-1) ?? '', /given up/);
     assert.ok(!(await store.lists.runnableListIds()).includes(id), 'no sweep queues it again');
+    // Its owner's webhook hears of it, with the reason it was given (recorded just after the state
+    // changes, so it is waited for too).
+    let due: Awaited<ReturnType<typeof store.lists.claimWebhookDeliveries>> = [];
+    while (due.length === 0 && Date.now() < deadline) {
+      due = await store.lists.claimWebhookDeliveries(
+        new Date(Date.now() + 1_000),
+        new Date(Date.now() + 60_000),
+        10,
+      );
+      if (due.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(
+      due.map((delivery) => [delivery.listId, delivery.event, delivery.url]),
+      [[id, 'list.failed', 'https://hooks.example/lists']],
+    );
+    const body = JSON.parse(due[0]!.body);
+    assert.equal(body.event, 'list.failed');
+    assert.equal(body.data.list.state, 'failed');
+    assert.match(body.data.list.message, /failed after several attempts/);
     await queue.close();
   } finally {
     await store.close();

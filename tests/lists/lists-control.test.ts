@@ -56,15 +56,35 @@ test('pause, resume, then the list completes; actions its state forbids are 409 
   }
 });
 
-test('cancel keeps the results so far; delete removes the list and its results', async () => {
+test('cancel keeps the results so far and records list.cancelled; delete removes the list and its results', async () => {
   const tarpit = lists.world.domains.tarpit;
-  const created = await createJsonList(lists, key, { emails: [`carol@${tarpit}`, 'not an address'] });
+  // The receiver is never reached (the event is read from the outbox): a port nothing listens on.
+  const webhook_url = 'http://127.0.0.1:9/hooks/mailvet';
+  const created = await createJsonList(lists, key, {
+    emails: [`carol@${tarpit}`, 'not an address'],
+    webhook_url,
+  });
   assert.equal(created.name, 'Untitled list');
   const cancelled = await post(`/lists/${created.id}/cancel`);
   assert.equal(cancelled.status, 200);
   assert.equal(cancelled.body.state, 'cancelled');
   assert.ok(cancelled.body.finished_at !== null);
   assert.equal((await post(`/lists/${created.id}/resume`)).status, 409);
+  const outbox = new Database(join(lists.dataDir, 'mailvet.db'), { readonly: true });
+  try {
+    const events = outbox
+      .prepare('select event, body from webhook_deliveries where list_id = ?')
+      .all(created.id) as Array<{ event: string; body: string }>;
+    assert.deepEqual(
+      events.map((event) => event.event),
+      ['list.cancelled'],
+    );
+    const body = JSON.parse(events[0]!.body);
+    assert.equal(body.data.list.state, 'cancelled');
+    assert.equal(body.data.list.message, 'Cancelled by its owner.');
+  } finally {
+    outbox.close();
+  }
   const results = await lists.api(key, `/lists/${created.id}/results?format=json`);
   assert.equal(((await results.json()) as unknown[]).length, 2);
 

@@ -1,7 +1,8 @@
 /**
  * What both JobQueue implementations agree on, kept in one place so embedded and scale-out mode
- * behave alike: the retry policy, which ids a queue accepts, and how failures are reported.
+ * behave alike: the retry policy, which jobs a queue accepts, and how failures are reported.
  */
+import type { JobHandler, JobHandlers, JobRef, QueueErrorHandler } from '../../jobs/ports.ts';
 
 /** Runs of one enqueue before it is given up, the first included (BullMQ's `attempts`). */
 export const DEFAULT_ATTEMPTS = 5;
@@ -9,25 +10,15 @@ export const DEFAULT_ATTEMPTS = 5;
 /** Delay before the first retry; each further retry waits twice as long (1 s, 2 s, 4 s, 8 s). */
 export const DEFAULT_BACKOFF_MS = 1_000;
 
-/**
- * Told about every failure a queue handled itself (a queue never rethrows them, so none can crash
- * the process):
- * - a handler's error: `listId` set, `willRetry` true when another attempt is scheduled, false
- *   when the attempts are spent (the list then waits for a later enqueue, e.g. start-up recovery);
- * - the queue's own trouble (a lost Redis connection): `listId` undefined when no list is
- *   concerned, `willRetry` undefined.
- */
-export type QueueErrorHandler = (listId: string | undefined, error: unknown, willRetry?: boolean) => void;
-
 /** Calls `onError` and swallows what it throws: a broken logger must not break the queue. */
 export function reportError(
   onError: QueueErrorHandler | undefined,
-  listId: string | undefined,
+  job: JobRef | undefined,
   error: unknown,
   willRetry?: boolean,
 ): void {
   try {
-    onError?.(listId, error, willRetry);
+    onError?.(job, error, willRetry);
   } catch {
     // Nowhere left to report it.
   }
@@ -39,14 +30,26 @@ export function backoffDelay(baseMs: number, failures: number): number {
 }
 
 /**
- * Refuses ids BullMQ cannot carry as a job id (an integer, or one with `:`), and the empty id, in
- * both implementations, so an id that works embedded cannot fail only in scale-out. List ids
- * (`lst_<hex>`) always pass.
+ * Refuses jobs BullMQ cannot carry (an id that is an integer, or with `:` or `.`, which would blur
+ * the `kind.id` job key), and empty ones, in both implementations, so a job that works embedded
+ * cannot fail only in scale-out. List ids (`lst_<hex>`) always pass.
  */
-export function assertListId(listId: string): void {
-  if (typeof listId !== 'string' || listId === '' || listId.includes(':') || /^-?\d+$/.test(listId)) {
-    throw new TypeError(`not a usable list id for the job queue: ${JSON.stringify(listId)}`);
+export function assertJob(job: JobRef): void {
+  const { kind, id } = job ?? {};
+  if (typeof kind !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(kind)) {
+    throw new TypeError(`not a usable job kind: ${JSON.stringify(kind)}`);
   }
+  if (typeof id !== 'string' || id === '' || /[:.]/.test(id) || /^-?\d+$/.test(id)) {
+    throw new TypeError(`not a usable job id for the job queue: ${JSON.stringify(id)}`);
+  }
+}
+
+/** The handler of `kind`; throws (a failure like any other, so retried and reported) when none. */
+export function handlerFor(handlers: JobHandlers, kind: string): JobHandler {
+  const handler = Object.hasOwn(handlers, kind) ? handlers[kind] : undefined;
+  if (handler === undefined)
+    throw new Error(`no handler for jobs of kind ${JSON.stringify(kind)} in this process`);
+  return handler;
 }
 
 /** Refuses a concurrency that is not a whole number of at least 1. */

@@ -5,9 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Account, ApiKeyRecord, NewApiKey, Store, Usage } from '../../accounts/ports.ts';
+import type { Account, ApiKeyRecord, NewApiKey } from '../../accounts/ports.ts';
 import type { ListStore } from '../../lists/ports.ts';
+import type { Store } from '../../store.ts';
 import type { UsageMonth } from '../../usage/months.ts';
+import type { Usage } from '../../usage/ports.ts';
 import { transactionalChargeAddresses } from './kysely-charge-addresses.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Store } from '../../accounts/ports.ts';
+import type { Store } from '../../store.ts';
 import { KyselyStore } from './kysely-store.ts';
 import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
 import { createPostgresDatabase } from './postgres/database.ts';

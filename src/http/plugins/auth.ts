@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../accounts/api-keys.ts';
 import { effectiveLimits, type Plan } from '../../accounts/plans.ts';
-import type { Store } from '../../accounts/ports.ts';
+import type { Store } from '../../store.ts';
 import type { Caller } from '../../usage/verification-service.ts';
 import { ApiError, unauthorized } from '../errors.ts';
 

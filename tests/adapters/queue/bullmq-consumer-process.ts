@@ -8,9 +8,11 @@ import { BullmqQueue } from '../../../src/adapters/queue/bullmq/bullmq-queue.ts'
 const [url = '', prefix = '', queueName = ''] = process.argv.slice(2);
 const queue = new BullmqQueue({ url, prefix, queueName, lockDurationMs: 1_000, stalledIntervalMs: 500 });
 queue.consume(
-  (listId) => {
-    process.stdout.write(`started ${listId}\n`);
-    return new Promise<void>(() => {});
+  {
+    list: (listId) => {
+      process.stdout.write(`started ${listId}\n`);
+      return new Promise<void>(() => {});
+    },
   },
   { concurrency: 1 },
 );

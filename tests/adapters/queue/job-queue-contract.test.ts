@@ -15,7 +15,16 @@ import type { JobQueue } from '../../../src/jobs/ports.ts';
 import { requireRedis } from '../../helpers/services.ts';
 import { type TestRedis, testRedis } from '../redis/redis-test-keys.ts';
 import { jobQueueContract } from './job-queue-contract.ts';
-import { CASE_TIMEOUT, errorLog, gate, recorder, SETTLE_MS, sleep, waitFor } from './queue-test-helpers.ts';
+import {
+  CASE_TIMEOUT,
+  errorLog,
+  gate,
+  job,
+  recorder,
+  SETTLE_MS,
+  sleep,
+  waitFor,
+} from './queue-test-helpers.ts';
 
 const redis = await requireRedis('BullMQ job queue suite');
 
@@ -52,7 +61,7 @@ describe('BullmqQueue without Redis', () => {
   it('rejects an enqueue instead of hanging, and still closes', CASE_TIMEOUT, async () => {
     const log = errorLog();
     const queue = new BullmqQueue({ url: unreachable, onError: log.onError });
-    await assert.rejects(queue.enqueue('lst_a'), /did not answer/);
+    await assert.rejects(queue.enqueue(job('lst_a')), /did not answer/);
     await queue.close();
     assert.ok(log.errors.every((e) => e.listId === undefined && e.willRetry === undefined));
   });
@@ -60,7 +69,7 @@ describe('BullmqQueue without Redis', () => {
   it('reports a consumer’s connection errors to onError and still closes', CASE_TIMEOUT, async () => {
     const log = errorLog();
     const queue = new BullmqQueue({ url: unreachable, onError: log.onError });
-    queue.consume(async () => {}, { concurrency: 2 });
+    queue.consume({ list: async () => {} }, { concurrency: 2 });
     await waitFor(() => log.errors.length > 0, 'a connection error');
     await queue.close();
     assert.match(String(log.errors[0]?.error), /ECONNREFUSED/);
@@ -90,10 +99,14 @@ if (redis.skipReason !== undefined) {
         const [first, second, consumer] = [open(name), open(name), open(name)];
         const blocker = gate();
         const runs = recorder((listId) => (listId === 'lst_blocker' ? blocker.wait : undefined));
-        consumer.consume(runs.handler, { concurrency: 1 });
-        await first.enqueue('lst_blocker');
+        consumer.consume({ list: runs.handler }, { concurrency: 1 });
+        await first.enqueue(job('lst_blocker'));
         await waitFor(() => runs.count('lst_blocker') === 1, 'the blocker to start');
-        await Promise.all([first.enqueue('lst_a'), second.enqueue('lst_a'), second.enqueue('lst_b')]);
+        await Promise.all([
+          first.enqueue(job('lst_a')),
+          second.enqueue(job('lst_a')),
+          second.enqueue(job('lst_b')),
+        ]);
         blocker.open();
         await waitFor(() => runs.finished.length === 3, 'every run');
         await sleep(SETTLE_MS);
@@ -103,7 +116,7 @@ if (redis.skipReason !== undefined) {
 
     it('runs, in another worker, a job whose worker was killed (kill -9) mid-run', CASE_TIMEOUT, async () => {
       const name = 'stalled';
-      await open(name).enqueue('lst_a');
+      await open(name).enqueue(job('lst_a'));
       const script = fileURLToPath(new URL('./bullmq-consumer-process.ts', import.meta.url));
       const child = spawn(process.execPath, ['--import', 'tsx', script, redis.url ?? '', prefix, name], {
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -123,7 +136,7 @@ if (redis.skipReason !== undefined) {
       const log = errorLog();
       const runs = recorder();
       const rescuer = open(name, { lockDurationMs: 1_000, stalledIntervalMs: 500, onError: log.onError });
-      rescuer.consume(runs.handler, { concurrency: 1 });
+      rescuer.consume({ list: runs.handler }, { concurrency: 1 });
       await waitFor(() => runs.finished.includes('lst_a'), 'the rescuer to run lst_a');
       assert.deepEqual(runs.started, ['lst_a']);
       assert.ok(

@@ -1,5 +1,5 @@
 /**
- * The JobQueue contract (src/jobs/job-queue.ts), run against the in-process and the BullMQ queue.
+ * The JobQueue contract (src/jobs/ports.ts), run against the in-process and the BullMQ queue.
  * Every case gets a queue of its own (a fresh `scope`), so a BullMQ queue in a shared Redis never
  * sees another case's jobs. Waits are "until it happened" with a generous hang guard, or a short
  * settle to let a wrong extra run show itself; nothing asserts how fast anything is.
@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, it } from 'node:test';
-import type { QueueErrorHandler } from '../../../src/adapters/queue/queue-policy.ts';
-import type { JobHandler, JobQueue } from '../../../src/jobs/ports.ts';
+import type { JobHandler, JobQueue, QueueErrorHandler } from '../../../src/jobs/ports.ts';
 import {
   CASE_TIMEOUT,
   enqueueUntilRun,
   errorLog,
   gate,
+  job,
   recorder,
   SETTLE_MS,
   sleep,
@@ -57,9 +57,9 @@ export function jobQueueContract(subject: JobQueueSubject): void {
     it('runs an id once, enqueued before or after consume, in FIFO order', CASE_TIMEOUT, async () => {
       const runs = recorder();
       const queue = open();
-      await queue.enqueue('lst_before');
-      queue.consume(runs.handler, { concurrency: 1 });
-      await queue.enqueue('lst_after');
+      await queue.enqueue(job('lst_before'));
+      queue.consume({ list: runs.handler }, { concurrency: 1 });
+      await queue.enqueue(job('lst_after'));
       await waitFor(() => runs.finished.length === 2, 'both runs');
       await sleep(SETTLE_MS);
       assert.deepEqual(runs.started, ['lst_before', 'lst_after']);
@@ -69,11 +69,11 @@ export function jobQueueContract(subject: JobQueueSubject): void {
       const blocker = gate();
       const runs = recorder((listId) => (listId === 'lst_blocker' ? blocker.wait : undefined));
       const queue = open();
-      queue.consume(runs.handler, { concurrency: 1 });
-      await queue.enqueue('lst_blocker');
+      queue.consume({ list: runs.handler }, { concurrency: 1 });
+      await queue.enqueue(job('lst_blocker'));
       await waitFor(() => runs.count('lst_blocker') === 1, 'the blocker to start');
-      await queue.enqueue('lst_a');
-      await Promise.all([queue.enqueue('lst_a'), queue.enqueue('lst_a')]);
+      await queue.enqueue(job('lst_a'));
+      await Promise.all([queue.enqueue(job('lst_a')), queue.enqueue(job('lst_a'))]);
       blocker.open();
       await waitFor(() => runs.finished.includes('lst_a'), 'lst_a to run');
       await sleep(SETTLE_MS);
@@ -84,10 +84,10 @@ export function jobQueueContract(subject: JobQueueSubject): void {
       const first = gate();
       const runs = recorder((_, run) => (run === 1 ? first.wait : undefined));
       const queue = open();
-      queue.consume(runs.handler, { concurrency: 2 });
-      await queue.enqueue('lst_a');
+      queue.consume({ list: runs.handler }, { concurrency: 2 });
+      await queue.enqueue(job('lst_a'));
       await waitFor(() => runs.count('lst_a') === 1, 'the first run');
-      await queue.enqueue('lst_a');
+      await queue.enqueue(job('lst_a'));
       first.open();
       await waitFor(() => runs.finished.length === 1, 'the first run to end');
       await sleep(SETTLE_MS);
@@ -119,8 +119,8 @@ export function jobQueueContract(subject: JobQueueSubject): void {
           throw new Error('broken logger');
         },
       });
-      queue.consume(handler, { concurrency: 1 });
-      await queue.enqueue('lst_a');
+      queue.consume({ list: handler }, { concurrency: 1 });
+      await queue.enqueue(job('lst_a'));
       await waitFor(() => calls === 3, 'the third attempt');
       await sleep(SETTLE_MS);
       assert.equal(calls, 3);
@@ -137,8 +137,8 @@ export function jobQueueContract(subject: JobQueueSubject): void {
         if (!succeed) throw new Error('still failing');
       });
       const queue = open({ attempts: 3, backoffMs: 10, onError: log.onError });
-      queue.consume(runs.handler, { concurrency: 1 });
-      await queue.enqueue('lst_a');
+      queue.consume({ list: runs.handler }, { concurrency: 1 });
+      await queue.enqueue(job('lst_a'));
       await waitFor(() => log.errors.length === 3, 'three failures');
       await sleep(SETTLE_MS);
       assert.equal(runs.count('lst_a'), 3);
@@ -164,12 +164,12 @@ export function jobQueueContract(subject: JobQueueSubject): void {
       });
       // A backoff long enough that the enqueues below surely land inside it.
       const queue = open({ attempts: 2, backoffMs: 2_000, onError: log.onError });
-      queue.consume(runs.handler, { concurrency: 1 });
-      await queue.enqueue('lst_a');
+      queue.consume({ list: runs.handler }, { concurrency: 1 });
+      await queue.enqueue(job('lst_a'));
       await waitFor(() => log.errors.length === 1, 'the first failure');
       await sleep(200);
-      await queue.enqueue('lst_a');
-      await queue.enqueue('lst_a');
+      await queue.enqueue(job('lst_a'));
+      await queue.enqueue(job('lst_a'));
       await waitFor(() => runs.finished.length === 1, 'the retry to succeed');
       await sleep(SETTLE_MS);
       assert.equal(runs.count('lst_a'), 2);
@@ -188,17 +188,17 @@ export function jobQueueContract(subject: JobQueueSubject): void {
           if (listId === 'lst_wait' && runs <= 2) return { runAgainInMs: 700 };
         };
         const queue = open({ attempts: 1, onError: log.onError });
-        queue.consume(handler, { concurrency: 1 });
-        await queue.enqueue('lst_wait');
+        queue.consume({ list: handler }, { concurrency: 1 });
+        await queue.enqueue(job('lst_wait'));
         await waitFor(() => started.length === 1, 'the first run');
         // With one slot, these run only because the deferred id does not hold it.
-        await queue.enqueue('lst_other');
+        await queue.enqueue(job('lst_other'));
         await waitFor(() => started.some((run) => run.listId === 'lst_other'), 'lst_other to run');
         const waits = started.filter((run) => run.listId === 'lst_wait');
         assert.equal(waits.length, 1, 'lst_other ran while lst_wait waited');
         // One pending run per id: enqueues during the wait add nothing.
-        await queue.enqueue('lst_wait');
-        await queue.enqueue('lst_wait');
+        await queue.enqueue(job('lst_wait'));
+        await queue.enqueue(job('lst_wait'));
         await waitFor(() => started.filter((run) => run.listId === 'lst_wait').length === 3, 'both re-runs');
         await sleep(SETTLE_MS + 700);
         const again = started.filter((run) => run.listId === 'lst_wait');
@@ -214,13 +214,15 @@ export function jobQueueContract(subject: JobQueueSubject): void {
       let runs = 0;
       const queue = open();
       queue.consume(
-        async () => {
-          runs++;
-          if (runs === 1) return { runAgainInMs: 50 };
+        {
+          list: async () => {
+            runs++;
+            if (runs === 1) return { runAgainInMs: 50 };
+          },
         },
         { concurrency: 1 },
       );
-      await queue.enqueue('lst_a');
+      await queue.enqueue(job('lst_a'));
       await waitFor(() => runs === 2, 'the deferred re-run');
       await sleep(SETTLE_MS);
       assert.equal(runs, 2);
@@ -244,8 +246,8 @@ export function jobQueueContract(subject: JobQueueSubject): void {
         inFlight--;
       });
       const queue = open();
-      queue.consume(runs.handler, { concurrency: 3 });
-      for (const id of ids) await queue.enqueue(id);
+      queue.consume({ list: runs.handler }, { concurrency: 3 });
+      for (const id of ids) await queue.enqueue(job(id));
       await waitFor(() => runs.finished.length === ids.length, 'every id to run');
       assert.equal(most, 3);
       assert.deepEqual([...runs.started].sort(), [...ids].sort());
@@ -260,10 +262,10 @@ export function jobQueueContract(subject: JobQueueSubject): void {
         events.push(`end ${listId}`);
       });
       const queue = open();
-      queue.consume(runs.handler, { concurrency: 1 });
-      await queue.enqueue('lst_a');
+      queue.consume({ list: runs.handler }, { concurrency: 1 });
+      await queue.enqueue(job('lst_a'));
       await waitFor(() => runs.count('lst_a') === 1, 'lst_a to start');
-      await queue.enqueue('lst_b');
+      await queue.enqueue(job('lst_b'));
       const closing = queue.close().then(() => events.push('closed'));
       await sleep(SETTLE_MS);
       assert.deepEqual(events, ['start lst_a'], 'close() still waits for lst_a');
@@ -273,21 +275,65 @@ export function jobQueueContract(subject: JobQueueSubject): void {
       assert.deepEqual(events, ['start lst_a', 'end lst_a', 'closed']);
     });
 
+    it('runs each kind with its own handler; one pending run per kind and id', CASE_TIMEOUT, async () => {
+      const blocker = gate();
+      const lists = recorder((id) => (id === 'lst_blocker' ? blocker.wait : undefined));
+      const reports = recorder();
+      const queue = open();
+      queue.consume({ list: lists.handler, report: reports.handler }, { concurrency: 1 });
+      await queue.enqueue(job('lst_blocker'));
+      await waitFor(() => lists.count('lst_blocker') === 1, 'the blocker to start');
+      // The same id under two kinds is two jobs; a repeat of either is one.
+      await queue.enqueue(job('same', 'report'));
+      await queue.enqueue(job('same'));
+      await queue.enqueue(job('same', 'report'));
+      await queue.enqueue(job('same'));
+      blocker.open();
+      await waitFor(() => lists.finished.length === 2 && reports.finished.length === 1, 'both kinds');
+      await sleep(SETTLE_MS);
+      assert.deepEqual(lists.started, ['lst_blocker', 'same']);
+      assert.deepEqual(reports.started, ['same']);
+    });
+
+    it('fails a job whose kind has no handler here, and runs the others', CASE_TIMEOUT, async () => {
+      const log = errorLog();
+      const runs = recorder();
+      const queue = open({ attempts: 2, backoffMs: 10, onError: log.onError });
+      queue.consume({ list: runs.handler }, { concurrency: 1 });
+      await queue.enqueue(job('x', 'unknown'));
+      await queue.enqueue(job('lst_b'));
+      await waitFor(() => log.errors.length === 2 && runs.finished.length === 1, 'the failures and lst_b');
+      await sleep(SETTLE_MS);
+      assert.deepEqual(runs.started, ['lst_b']);
+      assert.deepEqual(
+        log.errors.map((e) => [e.kind, e.listId, e.willRetry, String(e.error)]),
+        [
+          ['unknown', 'x', true, 'Error: no handler for jobs of kind "unknown" in this process'],
+          ['unknown', 'x', false, 'Error: no handler for jobs of kind "unknown" in this process'],
+        ],
+      );
+    });
+
     it('after close(), enqueue rejects and consume throws; close() is idempotent', CASE_TIMEOUT, async () => {
       const queue = open();
       await queue.close();
       await queue.close();
-      await assert.rejects(queue.enqueue('lst_a'), /closed/);
-      assert.throws(() => queue.consume(async () => {}, { concurrency: 1 }), /closed/);
+      await assert.rejects(queue.enqueue(job('lst_a')), /closed/);
+      assert.throws(() => queue.consume({ list: async () => {} }, { concurrency: 1 }), /closed/);
     });
 
     it('refuses ids no queue can carry, a bad concurrency and a second consume', CASE_TIMEOUT, async () => {
       const queue = open();
-      for (const id of ['', '42', 'lst:a']) await assert.rejects(queue.enqueue(id), TypeError, `id ${id}`);
-      assert.throws(() => queue.consume(async () => {}, { concurrency: 0 }), RangeError);
-      assert.throws(() => queue.consume(async () => {}, { concurrency: 1.5 }), RangeError);
-      queue.consume(async () => {}, { concurrency: 1 });
-      assert.throws(() => queue.consume(async () => {}, { concurrency: 1 }), /already/);
+      for (const id of ['', '42', 'lst:a', 'lst.a']) {
+        await assert.rejects(queue.enqueue(job(id)), TypeError, `id ${id}`);
+      }
+      for (const kind of ['', 'List', 'a.b', 'a:b', '9lives']) {
+        await assert.rejects(queue.enqueue(job('lst_a', kind)), TypeError, `kind ${kind}`);
+      }
+      assert.throws(() => queue.consume({ list: async () => {} }, { concurrency: 0 }), RangeError);
+      assert.throws(() => queue.consume({ list: async () => {} }, { concurrency: 1.5 }), RangeError);
+      queue.consume({ list: async () => {} }, { concurrency: 1 });
+      assert.throws(() => queue.consume({ list: async () => {} }, { concurrency: 1 }), /already/);
     });
   });
 }

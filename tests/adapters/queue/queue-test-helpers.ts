@@ -2,8 +2,10 @@
  * Helpers for the JobQueue suites: handlers that record their runs, hand-opened gates, and waits
  * that poll until something happened (a hang guard, never a timing assertion).
  */
-import type { QueueErrorHandler } from '../../../src/adapters/queue/queue-policy.ts';
-import type { JobHandler, JobQueue } from '../../../src/jobs/ports.ts';
+import type { JobHandler, JobQueue, JobRef, QueueErrorHandler } from '../../../src/jobs/ports.ts';
+
+/** A job of `kind` (a list run unless told) on `id`. */
+export const job = (id: string, kind = 'list'): JobRef => ({ kind, id });
 
 /** Long enough for a wrong extra run to start; no timing is asserted. */
 export const SETTLE_MS = 300;
@@ -44,9 +46,16 @@ export function recorder(body: (listId: string, run: number) => unknown = () => 
 
 /** Records what onError was told. */
 export function errorLog() {
-  const errors: Array<{ listId: string | undefined; error: unknown; willRetry: boolean | undefined }> = [];
-  const onError: QueueErrorHandler = (listId, error, willRetry) => {
-    errors.push({ listId, error, willRetry });
+  const errors: Array<{
+    listId: string | undefined;
+    kind?: string;
+    error: unknown;
+    willRetry: boolean | undefined;
+  }> = [];
+  const onError: QueueErrorHandler = (failed, error, willRetry) => {
+    // The kind is recorded only when it is not a list run, so list cases compare as before.
+    const kind = failed !== undefined && failed.kind !== 'list' ? { kind: failed.kind } : {};
+    errors.push({ listId: failed?.id, ...kind, error, willRetry });
   };
   return { errors, onError };
 }
@@ -60,7 +69,7 @@ export async function enqueueUntilRun(
 ): Promise<void> {
   for (let waited = 0; count() < runs; waited += 50) {
     if (waited > 20_000) throw new Error(`${listId} never ran again`);
-    await queue.enqueue(listId);
+    await queue.enqueue(job(listId));
     await sleep(50);
   }
 }

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ApiKeyRecord, Store } from '../../../src/accounts/ports.ts';
+import type { ApiKeyRecord } from '../../../src/accounts/ports.ts';
 import { openStore } from '../../../src/adapters/store/open-store.ts';
 import type {
   AddressCharge,
@@ -22,6 +22,7 @@ import type {
   UploadedRow,
   WebhookDelivery,
 } from '../../../src/lists/ports.ts';
+import type { Store } from '../../../src/store.ts';
 import type { Reason, Status, VerificationResult } from '../../../src/verification/report.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import type { ListChargeJob, ListChargeOutcome } from './list-store-process.ts';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Store } from '../../../src/accounts/ports.ts';
 import { migrateOnly, openStore } from '../../../src/adapters/store/open-store.ts';
+import type { Store } from '../../../src/store.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import { ALL_MIGRATIONS, createKey, type StoreContractTarget } from './store-fixtures.ts';
 import type { StoreProcessJob } from './store-process.ts';

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
-import type { ApiKeyRecord, Store } from '../../../src/accounts/ports.ts';
+import type { ApiKeyRecord } from '../../../src/accounts/ports.ts';
 import { openStore } from '../../../src/adapters/store/open-store.ts';
+import type { Store } from '../../../src/store.ts';
 import { storeConcurrencyContract } from './store-concurrency-contract.ts';
 import { createKey, type StoreContractTarget } from './store-fixtures.ts';
 

@@ -2,9 +2,10 @@
  * What the store contract suites share: the target a backend's test file describes, and keys.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiKeyRecord, Store } from '../../../src/accounts/ports.ts';
+import type { ApiKeyRecord } from '../../../src/accounts/ports.ts';
 import { migrationProvider } from '../../../src/adapters/store/migrations/index.ts';
 import type { StoreOptions } from '../../../src/adapters/store/open-store.ts';
+import type { Store } from '../../../src/store.ts';
 
 /** What a backend's test file provides. */
 export interface StoreContractTarget {

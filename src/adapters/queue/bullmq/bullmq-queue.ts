@@ -1,7 +1,8 @@
 /**
- * The scale-out job queue (DESIGN §4): list ids carried on BullMQ in Redis from API processes to
- * `mailvet worker` processes. The job id is the list id, so Redis itself keeps one pending run per
- * list across every process, and finished jobs are deleted so the same list can be enqueued again.
+ * The scale-out job queue (DESIGN §4): jobs carried on BullMQ in Redis from API processes to
+ * `mailvet worker` processes. The BullMQ job id is the job's `kind.id`, so Redis itself keeps one
+ * pending run per job across every process, and finished jobs are deleted so the same job can be
+ * enqueued again.
  *
  * A worker holds a lock on each job it runs and renews it while the handler works; a worker that
  * dies (kill -9, lost host) stops renewing, and once the lock expires another worker's stalled
@@ -9,18 +10,26 @@
  * settings than the shared fail-fast client of `redis-client.ts`) and closes them in close().
  */
 import { type ConnectionOptions, DelayedError, type Job, Queue, WaitingError, Worker } from 'bullmq';
-import type { ConsumeOptions, JobHandler, JobOutcome, JobQueue } from '../../../jobs/ports.ts';
+import {
+  type ConsumeOptions,
+  type JobHandlers,
+  type JobOutcome,
+  type JobQueue,
+  type JobRef,
+  jobKey,
+  type QueueErrorHandler,
+} from '../../../jobs/ports.ts';
 import {
   assertConcurrency,
-  assertListId,
+  assertJob,
   assertRetryPolicy,
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
-  type QueueErrorHandler,
+  handlerFor,
   reportError,
 } from '../queue-policy.ts';
 
-/** Where and how the list queue lives in Redis; only `url` is required. */
+/** Where and how the job queue lives in Redis; only `url` is required. */
 export interface BullmqQueueOptions {
   /** `redis://…` (REDIS_URL). */
   url: string;
@@ -44,12 +53,19 @@ export interface BullmqQueueOptions {
   onError?: QueueErrorHandler;
 }
 
-/** What a job carries; the list id is also the job id. */
-interface ListJobData {
-  listId: string;
+/**
+ * What a BullMQ job carries. Jobs added before kinds existed carry only `listId` (and are list
+ * jobs): a worker of this release still runs them during a rolling upgrade.
+ */
+interface JobData {
+  kind?: string;
+  id?: string;
+  listId?: string;
 }
 
-const JOB_NAME = 'run-list';
+function jobOf(data: JobData): JobRef {
+  return { kind: data.kind ?? 'list', id: data.id ?? data.listId ?? '' };
+}
 
 /** The JobQueue on BullMQ: a producer in API processes, a consumer in workers, or both. */
 export class BullmqQueue implements JobQueue {
@@ -59,8 +75,8 @@ export class BullmqQueue implements JobQueue {
   readonly #prefix: string;
   readonly #attempts: number;
   readonly #backoffMs: number;
-  #queue: Queue<ListJobData> | undefined;
-  #worker: Worker<ListJobData> | undefined;
+  #queue: Queue<JobData> | undefined;
+  #worker: Worker<JobData> | undefined;
   /** Whether the worker's connection was ever ready; see #shutdown. */
   #workerReady = false;
   /** Handler runs in flight in this process. */
@@ -77,47 +93,50 @@ export class BullmqQueue implements JobQueue {
   }
 
   /**
-   * Adds a job for `listId` unless one is waiting, backing off or running. Rejects after
-   * `enqueueTimeoutMs` when Redis does not answer; the add may still land once Redis is back,
-   * which is harmless (same job id).
+   * Adds `job` unless it is waiting, backing off or running. Rejects after `enqueueTimeoutMs` when
+   * Redis does not answer; the add may still land once Redis is back, which is harmless (same job
+   * id).
    */
-  async enqueue(listId: string): Promise<void> {
-    assertListId(listId);
+  async enqueue(job: JobRef): Promise<void> {
+    assertJob(job);
     if (this.#closing !== undefined) throw new Error('job queue is closed');
-    const adding = this.#producer().add(JOB_NAME, { listId }, { jobId: listId });
-    await withTimeout(adding, this.#options.enqueueTimeoutMs ?? 2_000, `enqueue of ${listId}`);
+    const key = jobKey(job);
+    const adding = this.#producer().add(job.kind, { kind: job.kind, id: job.id }, { jobId: key });
+    await withTimeout(adding, this.#options.enqueueTimeoutMs ?? 2_000, `enqueue of ${key}`);
   }
 
-  /** Starts a BullMQ worker handing ids to `handler`, at most `concurrency` at once. Only once. */
-  consume(handler: JobHandler, options: ConsumeOptions): void {
+  /** Starts a BullMQ worker handing jobs to `handlers`, at most `concurrency` at once. Only once. */
+  consume(handlers: JobHandlers, options: ConsumeOptions): void {
     assertConcurrency(options.concurrency);
     if (this.#closing !== undefined) throw new Error('job queue is closed');
     if (this.#worker !== undefined) throw new Error('consume() was already called on this queue');
     const onError = this.#options.onError;
-    const worker = new Worker<ListJobData>(
-      this.#queueName,
-      (job, token) => this.#process(handler, job, token),
-      {
-        prefix: this.#prefix,
-        // Blocking reads and lock renewals must wait out a Redis restart, not fail: BullMQ requires it.
-        connection: connectionOptions(this.#options.url, { maxRetriesPerRequest: null }),
-        concurrency: options.concurrency,
-        lockDuration: this.#options.lockDurationMs ?? 30_000,
-        stalledInterval: this.#options.stalledIntervalMs ?? 15_000,
-        maxStalledCount: this.#options.maxStalledCount ?? 1,
-        // Also here, for jobs added by a producer with other defaults.
-        removeOnComplete: { count: 0 },
-        removeOnFail: { count: 0 },
-      },
-    );
+    const worker = new Worker<JobData>(this.#queueName, (job, token) => this.#process(handlers, job, token), {
+      prefix: this.#prefix,
+      // Blocking reads and lock renewals must wait out a Redis restart, not fail: BullMQ requires it.
+      connection: connectionOptions(this.#options.url, { maxRetriesPerRequest: null }),
+      concurrency: options.concurrency,
+      lockDuration: this.#options.lockDurationMs ?? 30_000,
+      stalledInterval: this.#options.stalledIntervalMs ?? 15_000,
+      maxStalledCount: this.#options.maxStalledCount ?? 1,
+      // Also here, for jobs added by a producer with other defaults.
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
+    });
     // Without an 'error' listener an EventEmitter throws, which would crash the process.
     worker.on('error', (error) => reportError(onError, undefined, error));
     worker.on('ready', () => {
       this.#workerReady = true;
     });
     worker.on('stalled', (jobId) => {
-      const error = new Error(`list ${jobId}: its worker stopped renewing the lock; job put back in line`);
-      reportError(onError, jobId, error, true);
+      const error = new Error(`job ${jobId}: its worker stopped renewing the lock; job put back in line`);
+      const [kind = '', ...id] = jobId.split('.');
+      reportError(
+        onError,
+        id.length > 0 ? { kind, id: id.join('.') } : jobOf({ listId: jobId }),
+        error,
+        true,
+      );
     });
     this.#worker = worker;
   }
@@ -144,16 +163,16 @@ export class BullmqQueue implements JobQueue {
   }
 
   /** The producer side, opened on first use: a worker-only process never needs it. */
-  #producer(): Queue<ListJobData> {
+  #producer(): Queue<JobData> {
     if (this.#queue !== undefined) return this.#queue;
-    const queue = new Queue<ListJobData>(this.#queueName, {
+    const queue = new Queue<JobData>(this.#queueName, {
       prefix: this.#prefix,
       // A request must not wait for Redis to come back: refuse at once while disconnected.
       connection: connectionOptions(this.#options.url, { enableOfflineQueue: false }),
       defaultJobOptions: {
         attempts: this.#attempts,
         backoff: { type: 'exponential', delay: this.#backoffMs },
-        // Deleted once finished, so a later enqueue of the same list id is not deduplicated away.
+        // Deleted once finished, so a later enqueue of the same job is not deduplicated away.
         removeOnComplete: true,
         removeOnFail: true,
       },
@@ -163,22 +182,22 @@ export class BullmqQueue implements JobQueue {
     return queue;
   }
 
-  async #process(handler: JobHandler, job: Job<ListJobData>, token: string | undefined): Promise<void> {
-    const listId = job.data.listId;
+  async #process(handlers: JobHandlers, job: Job<JobData>, token: string | undefined): Promise<void> {
+    const ref = jobOf(job.data);
     if (this.#closing !== undefined) {
       // Fetched in the instant close() began: give it back unstarted (at the head of the line,
       // no attempt counted) rather than start work after close().
       if (token !== undefined) await job.moveToWait(token);
       throw new WaitingError();
     }
-    const run = Promise.resolve().then(() => handler(listId));
+    const run = Promise.resolve().then(() => handlerFor(handlers, ref.kind)(ref.id));
     this.#running.add(run);
     let outcome: JobOutcome;
     try {
       outcome = await run;
     } catch (error) {
       const willRetry = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
-      reportError(this.#options.onError, listId, error, willRetry);
+      reportError(this.#options.onError, ref, error, willRetry);
       // BullMQ records `error.message`; a thrown non-Error would be recorded as nothing.
       throw error instanceof Error ? error : new Error(String(error), { cause: error });
     } finally {

@@ -1,19 +1,26 @@
 /**
  * The embedded-mode job queue (DESIGN §4): an in-memory FIFO in this process. Nothing here
- * survives a restart, and nothing needs to: every list's state is in the store, and the runner
- * re-enqueues runnable lists from there when it starts. It follows the same rules as the BullMQ
+ * survives a restart, and nothing needs to: the work's state is in the store, and the periodic
+ * sweeps re-enqueue what is runnable from there. It follows the same rules as the BullMQ
  * queue (see the JobQueue port): one pending run per id, retries with exponential backoff, runs
  * deferred by their handler.
  */
-import type { ConsumeOptions, JobHandler, JobQueue } from '../../../jobs/ports.ts';
+import {
+  type ConsumeOptions,
+  type JobHandlers,
+  type JobQueue,
+  type JobRef,
+  jobKey,
+  type QueueErrorHandler,
+} from '../../../jobs/ports.ts';
 import {
   assertConcurrency,
-  assertListId,
+  assertJob,
   assertRetryPolicy,
   backoffDelay,
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
-  type QueueErrorHandler,
+  handlerFor,
   reportError,
 } from '../queue-policy.ts';
 
@@ -27,23 +34,23 @@ export interface InProcessQueueOptions {
   onError?: QueueErrorHandler;
 }
 
-/** An in-memory FIFO of list ids, handed to one handler with bounded concurrency. */
+/** An in-memory FIFO of jobs, handed to the handlers of their kinds with bounded concurrency. */
 export class InProcessQueue implements JobQueue {
   readonly kind = 'in-process' as const;
   readonly #attempts: number;
   readonly #backoffMs: number;
   readonly #onError: QueueErrorHandler | undefined;
-  /** Ids ready to run, oldest first. */
-  readonly #ready: string[] = [];
-  /** Every id waiting, backing off or running: enqueueing one of these is a no-op. */
+  /** Jobs ready to run, oldest first. */
+  readonly #ready: JobRef[] = [];
+  /** The key of every job waiting, backing off or running: enqueueing one of these is a no-op. */
   readonly #pending = new Set<string>();
-  /** Failures so far of ids that are being retried. */
+  /** Failures so far of jobs that are being retried, by key. */
   readonly #failures = new Map<string, number>();
-  /** Timers of ids waiting to be retried or run again (backoff, deferral). */
+  /** Timers of jobs waiting to be retried or run again (backoff, deferral), by key. */
   readonly #retryTimers = new Map<string, NodeJS.Timeout>();
   /** The handler runs in flight, so close() can wait for them. */
   readonly #running = new Set<Promise<void>>();
-  #handler: JobHandler | undefined;
+  #handlers: JobHandlers | undefined;
   #concurrency = 1;
   #closing: Promise<void> | undefined;
 
@@ -54,28 +61,29 @@ export class InProcessQueue implements JobQueue {
     this.#onError = options.onError;
   }
 
-  /** Queues a run of `listId` unless one is already waiting, backing off or running. */
-  async enqueue(listId: string): Promise<void> {
-    assertListId(listId);
+  /** Queues a run of `job` unless one is already waiting, backing off or running. */
+  async enqueue(job: JobRef): Promise<void> {
+    assertJob(job);
     if (this.#closing !== undefined) throw new Error('job queue is closed');
-    if (this.#pending.has(listId)) return;
-    this.#pending.add(listId);
-    this.#ready.push(listId);
+    const key = jobKey(job);
+    if (this.#pending.has(key)) return;
+    this.#pending.add(key);
+    this.#ready.push({ kind: job.kind, id: job.id });
     this.#pump();
   }
 
-  /** Starts handing ids to `handler`, at most `concurrency` at once. Only once per queue. */
-  consume(handler: JobHandler, options: ConsumeOptions): void {
+  /** Starts handing jobs to `handlers`, at most `concurrency` at once. Only once per queue. */
+  consume(handlers: JobHandlers, options: ConsumeOptions): void {
     assertConcurrency(options.concurrency);
     if (this.#closing !== undefined) throw new Error('job queue is closed');
-    if (this.#handler !== undefined) throw new Error('consume() was already called on this queue');
-    this.#handler = handler;
+    if (this.#handlers !== undefined) throw new Error('consume() was already called on this queue');
+    this.#handlers = handlers;
     this.#concurrency = options.concurrency;
     this.#pump();
   }
 
   /**
-   * Hands out no more work, drops what waits (the store still knows those lists), and resolves
+   * Hands out no more work, drops what waits (the store still knows that work), and resolves
    * once the running handlers have settled.
    */
   close(): Promise<void> {
@@ -93,14 +101,14 @@ export class InProcessQueue implements JobQueue {
     this.#failures.clear();
   }
 
-  /** Starts ready ids while there is a free slot. */
+  /** Starts ready jobs while there is a free slot. */
   #pump(): void {
-    const handler = this.#handler;
-    if (handler === undefined) return;
+    const handlers = this.#handlers;
+    if (handlers === undefined) return;
     while (this.#closing === undefined && this.#running.size < this.#concurrency) {
-      const listId = this.#ready.shift();
-      if (listId === undefined) return;
-      const run = this.#run(handler, listId).finally(() => {
+      const job = this.#ready.shift();
+      if (job === undefined) return;
+      const run = this.#run(handlers, job).finally(() => {
         this.#running.delete(run);
         this.#pump();
       });
@@ -109,37 +117,40 @@ export class InProcessQueue implements JobQueue {
   }
 
   /** One attempt; never rejects. */
-  async #run(handler: JobHandler, listId: string): Promise<void> {
+  async #run(handlers: JobHandlers, job: JobRef): Promise<void> {
+    const key = jobKey(job);
     try {
-      // Inside the try, so a handler that throws synchronously is retried like one that rejects.
-      const outcome = await handler(listId);
-      this.#failures.delete(listId);
+      // Inside the try, so a missing handler or one that throws synchronously is retried like
+      // one that rejects.
+      const outcome = await handlerFor(handlers, job.kind)(job.id);
+      this.#failures.delete(key);
       if (outcome !== undefined && this.#closing === undefined) {
-        this.#scheduleRetry(listId, Math.max(0, outcome.runAgainInMs));
+        this.#scheduleRetry(job, Math.max(0, outcome.runAgainInMs));
       } else {
-        this.#pending.delete(listId);
+        this.#pending.delete(key);
       }
     } catch (error) {
-      const failures = (this.#failures.get(listId) ?? 0) + 1;
+      const failures = (this.#failures.get(key) ?? 0) + 1;
       const willRetry = failures < this.#attempts && this.#closing === undefined;
-      reportError(this.#onError, listId, error, willRetry);
+      reportError(this.#onError, job, error, willRetry);
       if (willRetry) {
-        this.#failures.set(listId, failures);
-        this.#scheduleRetry(listId, backoffDelay(this.#backoffMs, failures));
+        this.#failures.set(key, failures);
+        this.#scheduleRetry(job, backoffDelay(this.#backoffMs, failures));
       } else {
-        this.#failures.delete(listId);
-        this.#pending.delete(listId);
+        this.#failures.delete(key);
+        this.#pending.delete(key);
       }
     }
   }
 
-  /** Puts `listId` back at the end of the line after `delayMs` (a retry or a deferral); it stays pending meanwhile. */
-  #scheduleRetry(listId: string, delayMs: number): void {
+  /** Puts `job` back at the end of the line after `delayMs` (a retry or a deferral); it stays pending meanwhile. */
+  #scheduleRetry(job: JobRef, delayMs: number): void {
+    const key = jobKey(job);
     const timer = setTimeout(() => {
-      this.#retryTimers.delete(listId);
-      this.#ready.push(listId);
+      this.#retryTimers.delete(key);
+      this.#ready.push(job);
       this.#pump();
     }, delayMs);
-    this.#retryTimers.set(listId, timer);
+    this.#retryTimers.set(key, timer);
   }
 }

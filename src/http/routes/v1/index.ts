@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Plan } from '../../../accounts/plans.ts';
-import type { Store } from '../../../accounts/ports.ts';
 import type { ListService } from '../../../lists/list-service.ts';
+import type { Store } from '../../../store.ts';
 import type { RateLimiter } from '../../../usage/ports.ts';
 import type { VerificationService } from '../../../usage/verification-service.ts';
 import { authPlugin } from '../../plugins/auth.ts';

@@ -1,0 +1,18 @@
+/**
+ * The one database every domain's store port is served by: accounts, usage and list jobs share
+ * it (and its transactions), so the composition root opens one and hands each domain its part.
+ */
+import type { AccountStore } from './accounts/ports.ts';
+import type { ListStore } from './lists/ports.ts';
+import type { UsageStore } from './usage/ports.ts';
+
+/** Everything the API needs from its database. */
+export interface Store extends AccountStore, UsageStore {
+  /** Which backend: for logs and /readyz. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** List jobs, on the same database. */
+  readonly lists: ListStore;
+  /** Throws when the database cannot be reached (for /readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
