@@ -4,26 +4,17 @@
  * root calls this only when REDIS_URL is set.
  */
 import type { Redis } from 'ioredis';
-import {
-  type DnsAnswerStore,
-  FallbackDnsAnswerStore,
-  MemoryDnsAnswerStore,
-} from '../adapters/dns/answers/memory.ts';
+import { type DnsAnswerStore, MemoryDnsAnswerStore } from '../adapters/dns/answers/memory.ts';
 import { RedisDnsAnswerStore } from '../adapters/dns/answers/redis.ts';
-import { FallbackRateLimiter } from '../adapters/rate-limit/fallback.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../adapters/rate-limit/redis.ts';
-import { FallbackResultCache } from '../adapters/result-cache/fallback.ts';
+import { withFallback } from '../adapters/redis/with-fallback.ts';
 import { MemoryResultCache } from '../adapters/result-cache/memory.ts';
 import { RedisResultCache } from '../adapters/result-cache/redis.ts';
-import {
-  type CatchAllStore,
-  FallbackCatchAllStore,
-  MemoryCatchAllStore,
-} from '../adapters/smtp/catch-all/memory.ts';
+import { type CatchAllStore, MemoryCatchAllStore } from '../adapters/smtp/catch-all/memory.ts';
 import { RedisCatchAllStore } from '../adapters/smtp/catch-all/redis.ts';
 import {
-  FallbackHostLimiter,
+  HostBusyError,
   type HostSessionLimiter,
   MemoryHostLimiter,
 } from '../adapters/smtp/host-limiter/memory.ts';
@@ -33,6 +24,21 @@ import type { Clock } from '../verification/ports.ts';
 
 /** Sessions per MX host address, across every process (the prober's own default too). */
 export const SHARED_HOST_SESSIONS = 2;
+
+/** How each shared piece falls back: the words of its two log lines, the methods it routes. */
+export const FALLBACKS = {
+  rateLimiter: { component: 'rate limiter', fallback: 'per-process limits', methods: ['take'] },
+  resultCache: { component: 'result cache', fallback: 'an in-process cache', methods: ['get', 'set'] },
+  dnsAnswers: { component: 'DNS cache', fallback: 'an in-process DNS cache', methods: ['get', 'set'] },
+  catchAll: { component: 'catch-all cache', fallback: 'an in-process catch-all cache', methods: ['get', 'set'] },
+  hostLimiter: {
+    component: 'MX host session limit',
+    fallback: 'per-process session limits',
+    methods: ['acquire'],
+    // A busy host is Redis's answer, not its failure: passed on, never a fall-back.
+    isAnswer: (error: unknown) => error instanceof HostBusyError,
+  },
+} as const;
 
 /** The Redis-backed pieces, each with its in-process fallback. */
 export interface SharedState {
@@ -51,15 +57,24 @@ export function sharedState(
   probeTimeoutMs: number,
 ): SharedState {
   return {
-    rateLimiter: new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(clock), warn),
-    resultCache: new FallbackResultCache(new RedisResultCache(redis), new MemoryResultCache(), warn),
-    dnsAnswers: new FallbackDnsAnswerStore(
+    rateLimiter: withFallback<RateLimiter>(new RedisRateLimiter(redis), new MemoryRateLimiter(clock), {
+      ...FALLBACKS.rateLimiter,
+      warn,
+    }),
+    resultCache: withFallback<ResultCache>(new RedisResultCache(redis), new MemoryResultCache(), {
+      ...FALLBACKS.resultCache,
+      warn,
+    }),
+    dnsAnswers: withFallback<DnsAnswerStore>(
       new RedisDnsAnswerStore(redis),
       new MemoryDnsAnswerStore(clock, 10_000),
-      warn,
+      { ...FALLBACKS.dnsAnswers, warn },
     ),
-    catchAll: new FallbackCatchAllStore(new RedisCatchAllStore(redis), new MemoryCatchAllStore(clock), warn),
-    hostLimiter: new FallbackHostLimiter(
+    catchAll: withFallback<CatchAllStore>(new RedisCatchAllStore(redis), new MemoryCatchAllStore(clock), {
+      ...FALLBACKS.catchAll,
+      warn,
+    }),
+    hostLimiter: withFallback<HostSessionLimiter>(
       new RedisHostLimiter(redis, {
         permits: SHARED_HOST_SESSIONS,
         maxWaitMs: probeTimeoutMs,
@@ -67,7 +82,7 @@ export function sharedState(
         leaseMs: 10_000,
       }),
       new MemoryHostLimiter(SHARED_HOST_SESSIONS),
-      warn,
+      { ...FALLBACKS.hostLimiter, warn },
     ),
   };
 }

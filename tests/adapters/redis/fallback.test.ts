@@ -13,13 +13,14 @@ import { connect, createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { SystemClock } from '../../../src/adapters/clock/system.ts';
-import { FallbackRateLimiter } from '../../../src/adapters/rate-limit/fallback.ts';
 import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../src/adapters/rate-limit/redis.ts';
 import { closeRedis, createRedisClient, waitUntilReady } from '../../../src/adapters/redis/redis-client.ts';
-import { FallbackResultCache } from '../../../src/adapters/result-cache/fallback.ts';
+import { withFallback } from '../../../src/adapters/redis/with-fallback.ts';
 import { MemoryResultCache } from '../../../src/adapters/result-cache/memory.ts';
 import { RedisResultCache } from '../../../src/adapters/result-cache/redis.ts';
+import { FALLBACKS } from '../../../src/container/shared-state.ts';
+import type { RateLimiter, ResultCache } from '../../../src/usage/ports.ts';
 import { takeInSequence } from '../rate-limit/contract.ts';
 import { sampleResult } from '../result-cache/contract.ts';
 
@@ -39,18 +40,20 @@ after(async () => {
 function scaleOutAdapters(client: Redis) {
   const warnings = { limiter: [] as string[], cache: [] as string[] };
   const redisCache = new RedisResultCache(client, `${PREFIX}result:`);
-  const limiter = new FallbackRateLimiter(
+  const limiter = withFallback<RateLimiter>(
     new RedisRateLimiter(client, `${PREFIX}rl:`),
     new MemoryRateLimiter(new SystemClock()),
-    (message) => warnings.limiter.push(message),
-    { retryIntervalMs: RETRY_MS },
+    {
+      ...FALLBACKS.rateLimiter,
+      warn: (message) => warnings.limiter.push(message),
+      retryIntervalMs: RETRY_MS,
+    },
   );
-  const cache = new FallbackResultCache(
-    redisCache,
-    new MemoryResultCache(),
-    (message) => warnings.cache.push(message),
-    { retryIntervalMs: RETRY_MS },
-  );
+  const cache = withFallback<ResultCache>(redisCache, new MemoryResultCache(), {
+    ...FALLBACKS.resultCache,
+    warn: (message) => warnings.cache.push(message),
+    retryIntervalMs: RETRY_MS,
+  });
   return { limiter, cache, redisCache, warnings };
 }
 

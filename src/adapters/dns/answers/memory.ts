@@ -4,7 +4,6 @@
  * CachedDnsResolver stays the first level; this store is only consulted on its misses.
  */
 import type { Clock, DnsAnswer } from '../../../verification/ports.ts';
-import { type FallbackOptions, FallbackSwitch, type Warn } from '../../redis/fallback-switch.ts';
 
 /** The question an answer belongs to. */
 export type DnsQuestion = 'mx' | 'a' | 'aaaa';
@@ -57,43 +56,5 @@ export class MemoryDnsAnswerStore implements DnsAnswerStore {
       expiresMs: this.#clock.now() + ttlSeconds * 1000,
     });
     return Promise.resolve();
-  }
-}
-
-/**
- * A DnsAnswerStore that never fails: `shared` (Redis) when it answers, else `local`. Warns once
- * per outage and recovers by itself (FallbackSwitch), so a dead Redis costs one command timeout
- * per retry interval, not one per DNS miss.
- */
-export class FallbackDnsAnswerStore implements DnsAnswerStore {
-  readonly #shared: DnsAnswerStore;
-  readonly #local: DnsAnswerStore;
-  readonly #switch: FallbackSwitch;
-
-  constructor(shared: DnsAnswerStore, local: DnsAnswerStore, warn: Warn, options: FallbackOptions = {}) {
-    this.#shared = shared;
-    this.#local = local;
-    this.#switch = new FallbackSwitch('DNS cache', 'an in-process DNS cache', warn, options);
-  }
-
-  /** True while answers are shared per process only. */
-  get degraded(): boolean {
-    return this.#switch.degraded;
-  }
-
-  /** From Redis, or from memory while Redis fails. */
-  get(question: DnsQuestion, name: string): Promise<SharedDnsAnswer | undefined> {
-    return this.#switch.run(
-      () => this.#shared.get(question, name),
-      () => this.#local.get(question, name),
-    );
-  }
-
-  /** To Redis, or to memory while Redis fails. */
-  set(question: DnsQuestion, name: string, answer: SharedDnsAnswer, ttlSeconds: number): Promise<void> {
-    return this.#switch.run(
-      () => this.#shared.set(question, name, answer, ttlSeconds),
-      () => this.#local.set(question, name, answer, ttlSeconds),
-    );
   }
 }

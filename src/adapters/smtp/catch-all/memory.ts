@@ -4,7 +4,6 @@
  * keeps its in-process map as the first level and asks this store only on a miss.
  */
 import type { Clock } from '../../../verification/ports.ts';
-import { type FallbackOptions, FallbackSwitch, type Warn } from '../../redis/fallback-switch.ts';
 
 /** Catch-all verdicts per ASCII domain. */
 export interface CatchAllStore {
@@ -46,39 +45,5 @@ export class MemoryCatchAllStore implements CatchAllStore {
     }
     this.#entries.set(domain, { catchAll, expiresMs: this.#clock.now() + ttlSeconds * 1000 });
     return Promise.resolve();
-  }
-}
-
-/** A CatchAllStore that never fails: `shared` (Redis) when it answers, else `local`; warns once. */
-export class FallbackCatchAllStore implements CatchAllStore {
-  readonly #shared: CatchAllStore;
-  readonly #local: CatchAllStore;
-  readonly #switch: FallbackSwitch;
-
-  constructor(shared: CatchAllStore, local: CatchAllStore, warn: Warn, options: FallbackOptions = {}) {
-    this.#shared = shared;
-    this.#local = local;
-    this.#switch = new FallbackSwitch('catch-all cache', 'an in-process catch-all cache', warn, options);
-  }
-
-  /** True while verdicts are kept per process only. */
-  get degraded(): boolean {
-    return this.#switch.degraded;
-  }
-
-  /** From Redis, or from memory while Redis fails. */
-  get(domain: string): Promise<boolean | undefined> {
-    return this.#switch.run(
-      () => this.#shared.get(domain),
-      () => this.#local.get(domain),
-    );
-  }
-
-  /** To Redis, or to memory while Redis fails. */
-  set(domain: string, catchAll: boolean, ttlSeconds: number): Promise<void> {
-    return this.#switch.run(
-      () => this.#shared.set(domain, catchAll, ttlSeconds),
-      () => this.#local.set(domain, catchAll, ttlSeconds),
-    );
   }
 }

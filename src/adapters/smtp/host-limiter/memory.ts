@@ -3,7 +3,6 @@
  * semaphore); scale-out mode caps across every process (Redis, `redis-host-limiter.ts`), so adding
  * workers never multiplies the connections one mail server sees.
  */
-import { type FallbackOptions, FallbackSwitch, type Warn } from '../../redis/fallback-switch.ts';
 import { KeyedSemaphores } from '../semaphore.ts';
 
 /** Grants session slots per MX host address. */
@@ -37,50 +36,5 @@ export class MemoryHostLimiter implements HostSessionLimiter {
     const release = await this.#semaphores.acquire(hostIp, waitMs);
     if (release === null) throw new HostBusyError(hostIp);
     return release;
-  }
-}
-
-/**
- * A HostSessionLimiter that never fails because of Redis: `shared` when Redis answers, `local`
- * (per-process caps) while it does not; warns once per outage and recovers by itself. A busy host
- * is an answer from Redis, not a failure: it is passed on, never turned into a fallback.
- */
-export class FallbackHostLimiter implements HostSessionLimiter {
-  readonly #shared: HostSessionLimiter;
-  readonly #local: HostSessionLimiter;
-  readonly #switch: FallbackSwitch;
-
-  constructor(
-    shared: HostSessionLimiter,
-    local: HostSessionLimiter,
-    warn: Warn,
-    options: FallbackOptions = {},
-  ) {
-    this.#shared = shared;
-    this.#local = local;
-    this.#switch = new FallbackSwitch('MX host session limit', 'per-process session limits', warn, options);
-  }
-
-  /** True while sessions are capped per process only. */
-  get degraded(): boolean {
-    return this.#switch.degraded;
-  }
-
-  /** A slot from Redis, or from this process's semaphores while Redis fails. */
-  async acquire(hostIp: string, waitMs?: number): Promise<() => void> {
-    const outcome = await this.#switch.run<{ release: () => void } | { busy: HostBusyError }>(
-      () =>
-        this.#shared.acquire(hostIp, waitMs).then(
-          (release) => ({ release }),
-          (error: unknown) => (error instanceof HostBusyError ? { busy: error } : Promise.reject(error)),
-        ),
-      () =>
-        this.#local.acquire(hostIp, waitMs).then(
-          (release) => ({ release }),
-          (error: unknown) => (error instanceof HostBusyError ? { busy: error } : Promise.reject(error)),
-        ),
-    );
-    if ('busy' in outcome) throw outcome.busy;
-    return outcome.release;
   }
 }

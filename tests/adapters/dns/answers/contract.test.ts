@@ -10,13 +10,14 @@ import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import {
   type DnsAnswerStore,
-  FallbackDnsAnswerStore,
   MemoryDnsAnswerStore,
   type SharedDnsAnswer,
 } from '../../../../src/adapters/dns/answers/memory.ts';
 import { RedisDnsAnswerStore } from '../../../../src/adapters/dns/answers/redis.ts';
 import { CachedDnsResolver } from '../../../../src/adapters/dns/cached-resolver.ts';
 import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
+import { withFallback } from '../../../../src/adapters/redis/with-fallback.ts';
+import { FALLBACKS } from '../../../../src/container/shared-state.ts';
 import type { Clock, DnsAnswer, DnsResolver } from '../../../../src/verification/ports.ts';
 import type { MxRecord } from '../../../../src/verification/report.ts';
 import { requireRedis } from '../../../helpers/services.ts';
@@ -228,10 +229,10 @@ describe('a broken shared level never fails a lookup', () => {
     const dead = createRedisClient('redis://127.0.0.1:1', { commandTimeoutMs: 100 });
     try {
       const warnings: string[] = [];
-      const store = new FallbackDnsAnswerStore(
+      const store = withFallback<DnsAnswerStore>(
         new RedisDnsAnswerStore(dead, 'mailvet-test:dead:'),
         new MemoryDnsAnswerStore(new FakeClock()),
-        (message) => warnings.push(message),
+        { ...FALLBACKS.dnsAnswers, warn: (message) => warnings.push(message) },
       );
       await store.set('mx', 'example.test', MX, 60);
       assert.equal((await store.get('mx', 'example.test'))?.kind, 'ok');

@@ -9,13 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { SystemClock } from '../../../../src/adapters/clock/system.ts';
 import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
-import {
-  type CatchAllStore,
-  FallbackCatchAllStore,
-  MemoryCatchAllStore,
-} from '../../../../src/adapters/smtp/catch-all/memory.ts';
+import { withFallback } from '../../../../src/adapters/redis/with-fallback.ts';
+import { type CatchAllStore, MemoryCatchAllStore } from '../../../../src/adapters/smtp/catch-all/memory.ts';
 import { RedisCatchAllStore } from '../../../../src/adapters/smtp/catch-all/redis.ts';
 import { SmtpProber } from '../../../../src/adapters/smtp/smtp-prober.ts';
+import { FALLBACKS } from '../../../../src/container/shared-state.ts';
 import type { Clock, DnsAnswer, DnsResolver } from '../../../../src/verification/ports.ts';
 import type { MxRecord } from '../../../../src/verification/report.ts';
 import { requireRedis } from '../../../helpers/services.ts';
@@ -184,10 +182,10 @@ describe('FallbackCatchAllStore', () => {
     const dead = createRedisClient('redis://127.0.0.1:1', { commandTimeoutMs: 100 });
     try {
       const warnings: string[] = [];
-      const store = new FallbackCatchAllStore(
+      const store = withFallback<CatchAllStore>(
         new RedisCatchAllStore(dead, 'mailvet-test:dead:'),
         new MemoryCatchAllStore(new FakeClock()),
-        (message) => warnings.push(message),
+        { ...FALLBACKS.catchAll, warn: (message) => warnings.push(message) },
       );
       await store.set('example.test', true, 60);
       assert.equal(await store.get('example.test'), true);

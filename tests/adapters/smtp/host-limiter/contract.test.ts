@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { SystemClock } from '../../../../src/adapters/clock/system.ts';
 import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
+import { withFallback } from '../../../../src/adapters/redis/with-fallback.ts';
 import {
-  FallbackHostLimiter,
   HostBusyError,
   type HostSessionLimiter,
   MemoryHostLimiter,
@@ -22,6 +22,7 @@ import {
   type RedisHostLimiterOptions,
 } from '../../../../src/adapters/smtp/host-limiter/redis.ts';
 import { SmtpProber } from '../../../../src/adapters/smtp/smtp-prober.ts';
+import { FALLBACKS } from '../../../../src/container/shared-state.ts';
 import type { DnsAnswer, DnsResolver, ProbeRequest } from '../../../../src/verification/ports.ts';
 import type { MxRecord } from '../../../../src/verification/report.ts';
 import { requireRedis } from '../../../helpers/services.ts';
@@ -182,10 +183,10 @@ if (redis.skipReason !== undefined) {
       const dead = createRedisClient('redis://127.0.0.1:1', { commandTimeoutMs: 100 });
       try {
         const warnings: string[] = [];
-        const limiter = new FallbackHostLimiter(
+        const limiter = withFallback<HostSessionLimiter>(
           new RedisHostLimiter(dead, { permits: 1 }),
           new MemoryHostLimiter(1),
-          (message) => warnings.push(message),
+          { ...FALLBACKS.hostLimiter, warn: (message) => warnings.push(message) },
         );
         const held = await limiter.acquire('192.0.2.9');
         assert.equal(limiter.degraded, true);
@@ -206,10 +207,10 @@ if (redis.skipReason !== undefined) {
       const ip = `busy-${randomUUID()}`;
       const warnings: string[] = [];
       const held = await redisLimiter(client, { permits: 1 }).acquire(ip);
-      const limiter = new FallbackHostLimiter(
+      const limiter = withFallback<HostSessionLimiter>(
         redisLimiter(other, { permits: 1, maxWaitMs: 80 }),
         new MemoryHostLimiter(1),
-        (message) => warnings.push(message),
+        { ...FALLBACKS.hostLimiter, warn: (message) => warnings.push(message) },
       );
       await assert.rejects(limiter.acquire(ip), HostBusyError);
       assert.equal(limiter.degraded, false);
