@@ -30,7 +30,11 @@ export const FALLBACKS = {
   rateLimiter: { component: 'rate limiter', fallback: 'per-process limits', methods: ['take'] },
   resultCache: { component: 'result cache', fallback: 'an in-process cache', methods: ['get', 'set'] },
   dnsAnswers: { component: 'DNS cache', fallback: 'an in-process DNS cache', methods: ['get', 'set'] },
-  catchAll: { component: 'catch-all cache', fallback: 'an in-process catch-all cache', methods: ['get', 'set'] },
+  catchAll: {
+    component: 'catch-all cache',
+    fallback: 'an in-process catch-all cache',
+    methods: ['get', 'set'],
+  },
   hostLimiter: {
     component: 'MX host session limit',
     fallback: 'per-process session limits',
