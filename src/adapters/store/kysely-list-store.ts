@@ -1,8 +1,8 @@
 /**
- * `ListStore` on Kysely: the same queries for SQLite and PostgreSQL. `chargeAddresses` needs a
- * multi-statement transaction; it is a constructor argument because SQLite must run it
- * synchronously in the store's write batcher (see sqlite-list-writes.ts) while PostgreSQL uses a
- * Kysely transaction. SQLite also supplies its own `saveResults` (one commit per group). Webhook deliveries are in `kysely-webhook-deliveries.ts`.
+ * `ListStore` on Kysely: the same queries for SQLite and PostgreSQL. The multi-statement writes
+ * (adding rows, charging addresses, saving results) are the dialect's own, passed in: SQLite runs
+ * them synchronously in the store's write batcher, PostgreSQL in a Kysely transaction holding the
+ * list's row. Webhook deliveries are in `kysely-webhook-deliveries.ts`.
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type {
@@ -27,37 +27,26 @@ import {
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
 import { holdLiveList } from './list-liveness.ts';
-import { type CountColumn, countColumnOf, toListRecord } from './list-rows.ts';
-import { STATUS_COUNT_COLUMNS } from './migrations/0002-list-jobs.ts';
+import { type CountColumn, countColumnOf, STATUS_COUNT_COLUMNS, toListRecord } from './list-rows.ts';
 import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
 
 /**
- * The writes a dialect supplies: `chargeAddresses` always (one transaction, dialect-specific);
- * `addRows` and `saveResults` when it has better ones than Kysely's (SQLite: prepared statements,
- * one commit).
+ * The writes each dialect supplies (`sqlite/list-writes.ts`, `postgres/list-writes.ts`): the
+ * multi-statement ones, which must hold the list's row or run in SQLite's write batcher.
  */
-export interface ListWrites {
-  chargeAddresses: ListStore['chargeAddresses'];
-  addRows?: ListStore['addRows'];
-  saveResults?: ListStore['saveResults'];
-}
-
-/** Upload batches stay under both backends' bound on parameters per statement. */
-const INSERT_CHUNK = 500;
+export type ListWrites = Pick<ListStore, 'addRows' | 'chargeAddresses' | 'saveResults'>;
 
 /** `ListStore` on a Kysely database of either dialect. */
 export class KyselyListStore extends KyselyWebhookDeliveries implements ListStore {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #kind: 'sqlite' | 'postgres';
-  readonly chargeAddresses: ListStore['chargeAddresses'];
+  readonly #writes: ListWrites;
 
-  constructor(db: Kysely<DatabaseSchema>, writes: ListWrites, kind: 'sqlite' | 'postgres' = 'sqlite') {
+  constructor(db: Kysely<DatabaseSchema>, writes: ListWrites, kind: 'sqlite' | 'postgres') {
     super(db);
     this.#db = db;
     this.#kind = kind;
-    this.chargeAddresses = writes.chargeAddresses;
-    if (writes.saveResults !== undefined) this.saveResults = writes.saveResults;
-    if (writes.addRows !== undefined) this.addRows = writes.addRows;
+    this.#writes = writes;
   }
 
   async beginList(input: NewList, now: Date): Promise<string> {
@@ -80,53 +69,8 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     return id;
   }
 
-  async addRows(listId: string, rows: readonly UploadedRow[], now: Date): Promise<void> {
-    // A live upload shows progress, so the stale-upload sweep never takes it for a dead one.
-    await this.#db
-      .updateTable('lists')
-      .set({ updated_at: now.toISOString() })
-      .where('id', '=', listId)
-      .execute();
-    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-      const chunk = rows.slice(start, start + INSERT_CHUNK);
-      await this.#db
-        .insertInto('list_rows')
-        .values(
-          chunk.map((row) => ({
-            list_id: listId,
-            row_number: row.rowNumber,
-            email: row.email,
-            address_key: row.addressKey,
-            fields: row.fields === null ? null : JSON.stringify(row.fields),
-          })),
-        )
-        .execute();
-      // One INSERT may not name a key twice (PostgreSQL refuses to update a row twice): merge first.
-      const addresses = new Map<string, { row: UploadedRow; count: number }>();
-      for (const row of chunk) {
-        const seen = addresses.get(row.addressKey);
-        if (seen === undefined) addresses.set(row.addressKey, { row, count: 1 });
-        else seen.count += 1;
-      }
-      await this.#db
-        .insertInto('list_addresses')
-        .values(
-          [...addresses.values()].map(({ row, count }) => ({
-            list_id: listId,
-            address_key: row.addressKey,
-            first_row: row.rowNumber,
-            email: row.email,
-            domain: row.domain,
-            row_count: count,
-          })),
-        )
-        .onConflict((conflict) =>
-          conflict
-            .columns(['list_id', 'address_key'])
-            .doUpdateSet({ row_count: sql<number>`list_addresses.row_count + excluded.row_count` }),
-        )
-        .execute();
-    }
+  addRows(listId: string, rows: readonly UploadedRow[], now: Date): Promise<void> {
+    return this.#writes.addRows(listId, rows, now);
   }
 
   async finishUpload(
@@ -509,51 +453,19 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     }
   }
 
-  /**
-   * On PostgreSQL (SQLite has its own): in one transaction that first holds the list's row, so a
-   * pause or cancel either waits for this save or is seen by it (and then nothing is saved).
-   */
   saveResults(
     listId: string,
     results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
   ): Promise<void> {
-    return this.#db.transaction().execute(async (trx) => {
-      if (!(await holdLiveList(trx, listId))) return;
-      await this.#saveResults(trx, listId, results);
-    });
+    return this.#writes.saveResults(listId, results);
   }
 
-  async #saveResults(
-    db: Kysely<DatabaseSchema>,
+  chargeAddresses(
     listId: string,
-    results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
-  ): Promise<void> {
-    const added = new Map<CountColumn, number>();
-    let rows = 0;
-    let addresses = 0;
-    for (const { addressKey, result } of results) {
-      // `done = 0` makes a second save (a re-run after a crash) change nothing and count nothing.
-      const saved = await db
-        .updateTable('list_addresses')
-        .set({ done: 1, retry_at: null, status: result.status, result: JSON.stringify(result) })
-        .where('list_id', '=', listId)
-        .where('address_key', '=', addressKey)
-        .where('done', '=', 0)
-        .returning('row_count')
-        .executeTakeFirst();
-      if (saved === undefined) continue;
-      const column = countColumnOf(result.status);
-      added.set(column, (added.get(column) ?? 0) + saved.row_count);
-      rows += saved.row_count;
-      addresses += 1;
-    }
-    if (addresses === 0) return;
-    const counters: Record<string, unknown> = {
-      processed_rows: sql<number>`processed_rows + ${rows}`,
-      processed_addresses: sql<number>`processed_addresses + ${addresses}`,
-    };
-    for (const [column, count] of added) counters[column] = sql<number>`${sql.ref(column)} + ${count}`;
-    await db.updateTable('lists').set(counters).where('id', '=', listId).execute();
+    addressKeys: readonly string[],
+    charge: AddressCharge,
+  ): Promise<{ charged: string[]; used: number; stopped?: true }> {
+    return this.#writes.chargeAddresses(listId, addressKeys, charge);
   }
 
   async deferAddresses(

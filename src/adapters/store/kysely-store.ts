@@ -10,7 +10,6 @@ import type { ListStore } from '../../lists/ports.ts';
 import type { Store } from '../../store.ts';
 import type { UsageMonth } from '../../usage/months.ts';
 import type { Usage } from '../../usage/ports.ts';
-import { transactionalChargeAddresses } from './kysely-charge-addresses.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
 import { ensureUsageRow, grantVerifications } from './usage-queries.ts';
@@ -21,15 +20,11 @@ export class KyselyStore implements Store {
   readonly lists: ListStore;
   readonly #db: Kysely<DatabaseSchema>;
 
-  /** List writes default to Kysely (a transaction for charges); SQLite passes synchronous ones. */
-  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind'], listWrites?: ListWrites) {
+  /** The dialect's list writes: synchronous in SQLite's batcher, transactions on PostgreSQL. */
+  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind'], listWrites: ListWrites) {
     this.#db = db;
     this.kind = kind;
-    this.lists = new KyselyListStore(
-      db,
-      listWrites ?? { chargeAddresses: transactionalChargeAddresses(db) },
-      kind,
-    );
+    this.lists = new KyselyListStore(db, listWrites, kind);
   }
 
   async findApiKeyById(id: string): Promise<ApiKeyRecord | null> {

@@ -4,13 +4,12 @@
 import type { Selectable } from 'kysely';
 import type { ListRecord, ListState, PauseReason } from '../../lists/ports.ts';
 import type { Status } from '../../verification/report.ts';
-import type { STATUS_COUNT_COLUMNS } from './migrations/0002-list-jobs.ts';
 import type { ListsTable } from './schema.ts';
 
 /** A per-status count column of `lists`. */
-export type CountColumn = (typeof STATUS_COUNT_COLUMNS)[number];
+export type CountColumn = `count_${Lowercase<Status>}`;
 
-const COLUMN_OF: Record<Status, CountColumn> = {
+const COLUMN_OF: { readonly [S in Status]: `count_${Lowercase<S>}` } = {
   VALID: 'count_valid',
   PROBABLY_VALID: 'count_probably_valid',
   INVALID: 'count_invalid',
@@ -20,6 +19,9 @@ const COLUMN_OF: Record<Status, CountColumn> = {
   DISPOSABLE: 'count_disposable',
   ROLE_BASED: 'count_role_based',
 };
+
+/** Every per-status count column, in the order of the statuses. */
+export const STATUS_COUNT_COLUMNS: readonly CountColumn[] = Object.values(COLUMN_OF);
 
 /** The count column of a status. */
 export function countColumnOf(status: Status): CountColumn {

@@ -5,9 +5,9 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Store } from '../../store.ts';
-import { KyselyStore } from './kysely-store.ts';
 import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
 import { createPostgresDatabase } from './postgres/database.ts';
+import { PostgresStore } from './postgres/store.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { createSqliteDatabase } from './sqlite/database.ts';
 import { createPrivateFile, preparePrivateDir } from './sqlite/private-files.ts';
@@ -67,7 +67,7 @@ function connect(options: StoreOptions): Connected {
       db,
       kind: 'postgres',
       migrate: () => migratePostgres(db),
-      store: async () => new KyselyStore(db, 'postgres'),
+      store: async () => new PostgresStore(db),
     };
   }
   // A DATABASE_URL for another database must not quietly fall back to a local SQLite file: in

@@ -9,7 +9,7 @@
 import type { Kysely } from 'kysely';
 
 /** Per-status counters of a list, one column per status of DESIGN §1 (rows, not addresses). */
-export const STATUS_COUNT_COLUMNS = [
+const STATUS_COUNT_COLUMNS = [
   'count_valid',
   'count_probably_valid',
   'count_invalid',

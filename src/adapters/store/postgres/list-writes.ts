@@ -1,17 +1,41 @@
 /**
- * `chargeAddresses` in one Kysely transaction (PostgreSQL). The addresses are marked first: the
- * UPDATE locks their rows, so a concurrent charge of the same addresses waits, then finds them
- * marked and charges nothing for them. The quota is charged for exactly the rows this transaction
- * marked, and the marks the quota could not cover are taken back before the commit.
+ * The list writes of PostgreSQL, each one Kysely transaction (SQLite's are in
+ * `sqlite/list-writes.ts`, on the same tables):
+ * - `chargeAddresses`: the addresses are marked first: the UPDATE locks their rows, so a concurrent
+ *   charge of the same addresses waits, then finds them marked and charges nothing for them. The
+ *   quota is charged for exactly the rows this transaction marked, and the marks the quota could
+ *   not cover are taken back before the commit.
+ * - `saveResults`: first holds the list's row, so a pause or cancel either waits for this save or
+ *   is seen by it (and then nothing is saved).
+ * - `addRows`: rows and their distinct addresses in chunks.
  */
-import type { Kysely } from 'kysely';
-import type { AddressCharge } from '../../lists/ports.ts';
-import { holdLiveList } from './list-liveness.ts';
-import type { DatabaseSchema } from './schema.ts';
-import { ensureUsageRow, grantVerifications, verificationsUsed } from './usage-queries.ts';
+import { type Kysely, sql } from 'kysely';
+import type { AddressCharge, UploadedRow } from '../../../lists/ports.ts';
+import type { VerificationResult } from '../../../verification/report.ts';
+import type { ListWrites } from '../kysely-list-store.ts';
+import { holdLiveList } from '../list-liveness.ts';
+import { type CountColumn, countColumnOf } from '../list-rows.ts';
+import type { DatabaseSchema } from '../schema.ts';
+import { ensureUsageRow, grantVerifications, verificationsUsed } from '../usage-queries.ts';
+
+/** Upload batches stay under PostgreSQL's bound on parameters per statement. */
+const INSERT_CHUNK = 500;
+
+/** The list writes on `db`. */
+export function postgresListWrites(db: Kysely<DatabaseSchema>): ListWrites {
+  return {
+    chargeAddresses: chargeAddresses(db),
+    addRows: (listId, rows, now) => addRows(db, listId, rows, now),
+    saveResults: (listId, results) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await holdLiveList(trx, listId))) return;
+        await saveResults(trx, listId, results);
+      }),
+  };
+}
 
 /** Charges a batch of a list's addresses in one transaction on `db`. */
-export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
+function chargeAddresses(db: Kysely<DatabaseSchema>) {
   return (
     listId: string,
     addressKeys: readonly string[],
@@ -76,4 +100,87 @@ export function transactionalChargeAddresses(db: Kysely<DatabaseSchema>) {
       }
       return { charged: inOrder.slice(0, grant.granted), used: grant.used };
     });
+}
+
+async function addRows(
+  db: Kysely<DatabaseSchema>,
+  listId: string,
+  rows: readonly UploadedRow[],
+  now: Date,
+): Promise<void> {
+  // A live upload shows progress, so the stale-upload sweep never takes it for a dead one.
+  await db.updateTable('lists').set({ updated_at: now.toISOString() }).where('id', '=', listId).execute();
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+    const chunk = rows.slice(start, start + INSERT_CHUNK);
+    await db
+      .insertInto('list_rows')
+      .values(
+        chunk.map((row) => ({
+          list_id: listId,
+          row_number: row.rowNumber,
+          email: row.email,
+          address_key: row.addressKey,
+          fields: row.fields === null ? null : JSON.stringify(row.fields),
+        })),
+      )
+      .execute();
+    // One INSERT may not name a key twice (PostgreSQL refuses to update a row twice): merge first.
+    const addresses = new Map<string, { row: UploadedRow; count: number }>();
+    for (const row of chunk) {
+      const seen = addresses.get(row.addressKey);
+      if (seen === undefined) addresses.set(row.addressKey, { row, count: 1 });
+      else seen.count += 1;
+    }
+    await db
+      .insertInto('list_addresses')
+      .values(
+        [...addresses.values()].map(({ row, count }) => ({
+          list_id: listId,
+          address_key: row.addressKey,
+          first_row: row.rowNumber,
+          email: row.email,
+          domain: row.domain,
+          row_count: count,
+        })),
+      )
+      .onConflict((conflict) =>
+        conflict
+          .columns(['list_id', 'address_key'])
+          .doUpdateSet({ row_count: sql<number>`list_addresses.row_count + excluded.row_count` }),
+      )
+      .execute();
+  }
+}
+
+async function saveResults(
+  db: Kysely<DatabaseSchema>,
+  listId: string,
+  results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
+): Promise<void> {
+  const added = new Map<CountColumn, number>();
+  let rows = 0;
+  let addresses = 0;
+  for (const { addressKey, result } of results) {
+    // `done = 0` makes a second save (a re-run after a crash) change nothing and count nothing.
+    const saved = await db
+      .updateTable('list_addresses')
+      .set({ done: 1, retry_at: null, status: result.status, result: JSON.stringify(result) })
+      .where('list_id', '=', listId)
+      .where('address_key', '=', addressKey)
+      .where('done', '=', 0)
+      .returning('row_count')
+      .executeTakeFirst();
+    if (saved === undefined) continue;
+    const column = countColumnOf(result.status);
+    added.set(column, (added.get(column) ?? 0) + saved.row_count);
+    rows += saved.row_count;
+    addresses += 1;
+  }
+  if (addresses === 0) return;
+  const counters: Record<string, unknown> = {
+    processed_rows: sql<number>`processed_rows + ${rows}`,
+    processed_addresses: sql<number>`processed_addresses + ${addresses}`,
+  };
+  for (const [column, count] of added) counters[column] = sql<number>`${sql.ref(column)} + ${count}`;
+  await db.updateTable('lists').set(counters).where('id', '=', listId).execute();
 }

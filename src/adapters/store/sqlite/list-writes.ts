@@ -3,7 +3,7 @@
  * storing a batch of uploaded rows, charging a batch of addresses and saving a group of results. Each is one transaction (all of it
  * commits or none does), and a batch of them shares one commit, where Kysely would commit every
  * statement on its own: a list of 100,000 addresses is ~1,000 commits instead of ~100,000.
- * The SQL is KyselyListStore's and kysely-charge-addresses'.
+ * The SQL is that of postgres/list-writes.ts, run synchronously.
  */
 import type Database from 'better-sqlite3';
 import {
@@ -15,8 +15,7 @@ import {
 import type { UsageMonth } from '../../../usage/months.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
 import { assertCount } from '../kysely-store.ts';
-import { countColumnOf } from '../list-rows.ts';
-import { STATUS_COUNT_COLUMNS } from '../migrations/0002-list-jobs.ts';
+import { countColumnOf, STATUS_COUNT_COLUMNS } from '../list-rows.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 
 const MARK_CHARGED =
