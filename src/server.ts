@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { createServices } from './container/index.ts';
 import { startWorker } from './container/list-jobs.ts';
+import { createLogger } from './container/logger.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';
 import type { JobRuntime } from './jobs/runtime.ts';
@@ -50,13 +51,8 @@ const DEFAULTS = {
 
 /** Starts the API on HOST:PORT and returns once it listens. */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
-  // Warnings from before the logger exists are kept and logged once it does; later ones (Redis
-  // going down and coming back) go straight to the log.
-  const warnings: string[] = [];
-  let warn = (message: string): void => {
-    warnings.push(message);
-  };
-  const services = await createServices(config, (message) => warn(message));
+  const log = createLogger(options.logger ?? { level: 'info' });
+  const services = await createServices(config, { log });
   let app: FastifyInstance;
   try {
     app = buildApp(
@@ -66,7 +62,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         uploadTimeoutMs: config.MAILVET_UPLOAD_TIMEOUT_MS,
       },
       {
-        logger: options.logger ?? { level: 'info' },
+        loggerInstance: log,
         requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
         connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULTS.connectionTimeoutMs,
         connectionLimits: {
@@ -84,9 +80,6 @@ export async function startServer(config: Config, options: StartServerOptions = 
       await worker?.close();
       await services.close();
     });
-    for (const warning of warnings) app.log.warn(warning);
-    const log = app.log;
-    warn = (message) => log.warn(message);
     await app.listen({ host: config.HOST, port: config.PORT });
     if (options.worker ?? config.REDIS_URL === undefined) {
       worker = startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));

@@ -3,17 +3,15 @@
  * and Redis with the API processes; SIGTERM/SIGINT stop it after the lists in hand reach a safe
  * point (their state stays in the store, and another worker or a restart carries on).
  */
-import pino from 'pino';
 import { loadConfig } from '../config.ts';
 import { createServices } from '../container/index.ts';
 import { startWorker } from '../container/list-jobs.ts';
-import { REDACTED_PATHS } from '../http/logger.ts';
 
 /** Runs the worker until a signal. */
 export async function runWorker(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
-  const services = await createServices(config, (message) => log.warn(message));
+  const services = await createServices(config);
+  const { log } = services;
   const worker = startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
   log.info({ store: services.store.kind, queue: services.queue.kind }, 'worker started');
   let stopping = false;

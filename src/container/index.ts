@@ -24,13 +24,18 @@ import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError } from '../config.ts';
 import { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
+import type { RateLimiter } from '../usage/ports.ts';
 import { VerificationService } from '../usage/verification-service.ts';
 import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
 import { Verifier } from '../verification/pipeline.ts';
 import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
 import { createQueue, failListsGivenUp } from './list-jobs.ts';
+import { createLogger, type Logger } from './logger.ts';
 import type { Services } from './services.ts';
+
+export type { Services };
+
 import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './shared-state.ts';
 
 /** Builds the verifier for this configuration. Operator list problems are written to `warn`. */
@@ -90,22 +95,33 @@ function formatWarning(warning: OperatorListWarning): string {
   return `operator list ${where}: ${warning.message}`;
 }
 
-/** Builds the API's services: store (migrated), plans, rate limiter, result cache, verifier. */
-export type { Services };
+/** What a caller may put in place of the configured parts (tests, benchmarks). */
+export interface ServiceOverrides {
+  /** The process's logger (default: info level to standard output). */
+  log?: Logger;
+  /** A verifier instead of the configured DNS resolver and SMTP prober. */
+  verifier?: Pick<Verifier, 'verify'>;
+  rateLimiter?: RateLimiter;
+  plans?: Readonly<Record<string, Plan>>;
+  /** The service's wall clock (the calendar month of usage). */
+  now?: () => Date;
+}
 
-export async function createServices(
-  config: Config,
-  warn: (message: string) => void = stderrWarn,
-): Promise<Services> {
+/** Builds the services of this configuration: store (migrated), plans, limits, caches, verifier, queue. */
+export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
+  const log = overrides.log ?? createLogger();
+  const warn = (message: string): void => log.warn(message);
   const clock = new SystemClock();
-  const plans = await loadPlans(config);
+  const plans = overrides.plans ?? (await loadPlans(config));
   const redis = config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL);
   // Waiting here keeps the first requests from falling back (and warning) while Redis connects.
   if (redis !== undefined && !(await waitUntilReady(redis))) {
     warn('Redis is not answering yet: rate limits and caches use memory until it does');
   }
   const shared = redis && sharedState(redis, clock, warn, config.MAILVET_SMTP_PROBE_TIMEOUT_MS);
-  const { verifier, resolverHealth } = await createVerifierParts(config, warn, shared);
+  const built =
+    overrides.verifier === undefined ? await createVerifierParts(config, warn, shared) : undefined;
+  const verifier = overrides.verifier ?? built!.verifier;
   const secretKey = await loadSecretKey(config);
   const store = await openConfiguredStore(config);
   if (store.kind === 'sqlite') for (const exposed of exposedDataFiles(config.MAILVET_DATA_DIR)) warn(exposed);
@@ -124,23 +140,25 @@ export async function createServices(
     cache: shared?.resultCache ?? new MemoryResultCache(),
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
     inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
+    ...(overrides.now && { now: overrides.now }),
   });
   return {
     config,
+    log,
     verifier,
     store,
     service,
-    rateLimiter: shared?.rateLimiter ?? new MemoryRateLimiter(clock),
+    rateLimiter: overrides.rateLimiter ?? shared?.rateLimiter ?? new MemoryRateLimiter(clock),
     plans,
     queue,
     lists,
     secretKey,
     moreReadiness: async (): Promise<Record<string, 'ok' | 'degraded'>> => {
       const [dns, redisLine] = await Promise.all([
-        resolverHealth.readiness(),
+        built?.resolverHealth.readiness(),
         redis === undefined ? undefined : redisReadiness(redis),
       ]);
-      return redisLine === undefined ? { dns } : { dns, redis: redisLine };
+      return { ...(dns && { dns }), ...(redisLine && { redis: redisLine }) };
     },
     close: async () => {
       await queue.close();

@@ -10,11 +10,14 @@ import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
 import type { Verifier } from '../verification/pipeline.ts';
+import type { Logger } from './logger.ts';
 
 /** Everything the API process runs on, wired from configuration. */
 export interface Services {
   config: Config;
-  verifier: Verifier;
+  /** The process's one logger. */
+  log: Logger;
+  verifier: Pick<Verifier, 'verify'>;
   store: Store;
   service: VerificationService;
   rateLimiter: RateLimiter;

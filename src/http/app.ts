@@ -4,7 +4,7 @@
  * and registers it. `server.ts` adds listening, timeouts and graceful shutdown; tests call
  * `buildApp` and `inject()`.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Plan } from '../accounts/plans.ts';
 import type { ListService } from '../lists/list-service.ts';
@@ -50,6 +50,8 @@ export interface AppDeps {
 export interface BuildAppOptions {
   /** Logging; off when absent or false. */
   logger?: LoggerSettings | false;
+  /** The process's own logger, used instead of `logger` (the API then logs where start-up did). */
+  loggerInstance?: FastifyBaseLogger;
   /**
    * Time allowed to receive a whole request, ms (0: none); the list upload has an idle timeout
    * between body chunks instead (`uploadIdleTimeoutMs`).
@@ -83,7 +85,9 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
 /** A Fastify instance serving the API; call `ready()`, `inject()` or `listen()` on it. */
 export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyInstance {
   const app = Fastify({
-    logger: loggerOptions(options.logger),
+    ...(options.loggerInstance === undefined
+      ? { logger: loggerOptions(options.logger) }
+      : { loggerInstance: options.loggerInstance }),
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: requestIdFor,

@@ -1,7 +1,7 @@
 /**
- * A test build of the HTTP API on real parts: the SQLite store in a temporary directory, the real
- * verifier pointed at a DNS world on loopback (SMTP probe off), the verification service, the
- * memory rate limiter. One key is made up front with the figures asked for.
+ * A test build of the HTTP API on real parts, wired by the composition root (`createServices`): the
+ * SQLite store in a temporary directory, the real verifier pointed at a DNS world on loopback (SMTP
+ * probe off), the verification service, the memory rate limiter. One key is made up front with the figures asked for.
  *
  *   const t = await testApp({ quota: 50, rate: 1000 });
  *   const response = await t.app.inject({ method: 'POST', url: '/api/v1/verify', headers: t.auth(), payload: {...} });
@@ -18,13 +18,13 @@ import { SystemClock } from '../../src/adapters/clock/system.ts';
 import { CachedDnsResolver } from '../../src/adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from '../../src/adapters/dns/node-resolver.ts';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory.ts';
-import { MemoryResultCache } from '../../src/adapters/result-cache/memory.ts';
-import { openStore } from '../../src/adapters/store/open-store.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createServices } from '../../src/container/index.ts';
+import { createLogger } from '../../src/container/logger.ts';
 import { type AppDeps, type BuildAppOptions, buildApp } from '../../src/http/app.ts';
 import type { LoggerSettings } from '../../src/http/logger.ts';
 import type { Store } from '../../src/store.ts';
 import type { RateLimiter } from '../../src/usage/ports.ts';
-import { VerificationService } from '../../src/usage/verification-service.ts';
 import { createListChecker } from '../../src/verification/checks/domain-lists.ts';
 import { SkippingProber } from '../../src/verification/checks/smtp-skipped.ts';
 import { Verifier } from '../../src/verification/pipeline.ts';
@@ -93,19 +93,26 @@ export interface TestApp {
 export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-http-'));
   const dns = await startDnsWorld(options.zones);
-  const store = await openStore({ dataDir });
   const baseVerifier = options.verifier ?? worldVerifier(dns);
   const verifier = options.wrapVerifier?.(baseVerifier) ?? baseVerifier;
   const now = options.now ?? (() => new Date());
-  const service =
-    options.service ??
-    new VerificationService({
+  // Wired by the composition root, as `mailvet serve` is, with the test's parts put in.
+  const services = await createServices(
+    loadConfig({
+      MAILVET_DATA_DIR: dataDir,
+      MAILVET_SMTP_PROBE: 'false',
+      MAILVET_RESULT_TTL: String(options.resultTtlSeconds ?? 0),
+    }),
+    {
+      log: createLogger(false),
       verifier,
-      usage: store,
-      cache: new MemoryResultCache(),
-      resultTtlSeconds: options.resultTtlSeconds ?? 0,
+      rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(options.rateClock ?? new SystemClock()),
+      plans: options.plans ?? BUILT_IN_PLANS,
       now,
-    });
+    },
+  );
+  const { store } = services;
+  const service = options.service ?? services.service;
   // Each key is its own customer, as `mailvet keys create` makes it, unless a test shares one.
   const addKey = (figures: KeyFigures = {}) =>
     issueApiKey(store, {
@@ -122,8 +129,8 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     {
       service,
       store,
-      rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(options.rateClock ?? new SystemClock()),
-      plans: options.plans ?? BUILT_IN_PLANS,
+      rateLimiter: services.rateLimiter,
+      plans: services.plans,
       ready: options.ready,
     },
     { ...options.appOptions, logger: options.logger ?? false },
@@ -146,7 +153,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
       if (closed) return;
       closed = true;
       await app.close();
-      await store.close();
+      await services.close();
       await dns.close();
       await rm(dataDir, { recursive: true, force: true });
     },

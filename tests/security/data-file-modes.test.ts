@@ -11,6 +11,7 @@ import { after, test } from 'node:test';
 import { openStore } from '../../src/adapters/store/open-store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createServices } from '../../src/container/index.ts';
+import { createLogger } from '../../src/container/logger.ts';
 
 const scratch = await mkdtemp(join(tmpdir(), 'mailvet-modes-'));
 after(() => rm(scratch, { recursive: true, force: true }));
@@ -44,7 +45,10 @@ test('start-up writes the secret key 0600 and warns about an existing directory 
       MAILVET_SMTP_PROBE: 'false',
       MAILVET_DNS_SERVERS: '127.0.0.1:9',
     }),
-    (message) => warnings.push(message),
+    // The process's logger, as `mailvet serve` has it: warnings are its `warn` lines.
+    {
+      log: createLogger({ level: 'warn', stream: { write: (line) => warnings.push(JSON.parse(line).msg) } }),
+    },
   );
   try {
     assert.equal(await modeOf(join(dataDir, 'secret.key')), 0o600);
