@@ -18,16 +18,19 @@ export interface CatchAllMemoryOptions {
 
 /** Catch-all verdicts per ASCII domain, fresh for `ttlSeconds`. */
 export class CatchAllMemory {
-  readonly #clock: Clock;
   readonly #ttlSeconds: number;
   readonly #store: CatchAllStore | undefined;
-  readonly #entries: LRUCache<string, { catchAll: boolean; expiresMs: number }>;
+  readonly #entries: LRUCache<string, boolean>;
 
   constructor(clock: Clock, options: CatchAllMemoryOptions) {
-    this.#clock = clock;
     this.#ttlSeconds = options.ttlSeconds;
     this.#store = options.store;
-    this.#entries = new LRUCache({ max: Math.max(1, options.maxEntries) });
+    this.#entries = new LRUCache({
+      max: Math.max(1, options.maxEntries),
+      ttl: Math.max(1, options.ttlSeconds * 1000),
+      perf: clock,
+      ttlResolution: 0,
+    });
   }
 
   /** The verdict while fresh: this process's, else the shared store's (a failing store is a miss). */
@@ -37,7 +40,7 @@ export class CatchAllMemory {
     const shared = await this.#store.get(domain).catch(() => undefined);
     if (shared === undefined) return undefined;
     // Kept locally for the full TTL: a verdict may thus live up to twice its TTL, which is fine.
-    this.#entries.set(domain, { catchAll: shared, expiresMs: this.#expiry() });
+    if (this.#ttlSeconds > 0) this.#entries.set(domain, shared);
     return shared;
   }
 
@@ -53,17 +56,11 @@ export class CatchAllMemory {
     // Only a clear answer is remembered; a greylisted or blocked random probe proves nothing.
     if (verdict.kind !== 'deliverable' && verdict.kind !== 'undeliverable') return;
     const catchAll = verdict.kind === 'deliverable';
-    this.#entries.set(domain, { catchAll, expiresMs: this.#expiry() });
+    if (this.#ttlSeconds > 0) this.#entries.set(domain, catchAll);
     this.#store?.set(domain, catchAll, this.#ttlSeconds).catch(() => {});
   }
 
   #cached(domain: string): boolean | undefined {
-    const cached = this.#entries.get(domain);
-    if (cached === undefined || cached.expiresMs <= this.#clock.now()) return undefined;
-    return cached.catchAll;
-  }
-
-  #expiry(): number {
-    return this.#clock.now() + this.#ttlSeconds * 1000;
+    return this.#entries.get(domain);
   }
 }

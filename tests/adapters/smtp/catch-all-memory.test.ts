@@ -58,7 +58,8 @@ test('a verdict pushed out of the bounded memory is probed again; a kept one is 
 });
 
 test('CatchAllMemory keeps at most maxEntries verdicts, the least recently used dropped first', async () => {
-  let now = 0;
+  // Not 0: lru-cache reads a start time of 0 as "no TTL", and no real clock reads 0.
+  let now = 1_000;
   const memory = new CatchAllMemory({ now: () => now }, { ttlSeconds: 60, maxEntries: 2 });
   memory.remember('a.test', { kind: 'deliverable' });
   memory.remember('b.test', { kind: 'undeliverable' });

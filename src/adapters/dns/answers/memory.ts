@@ -3,6 +3,7 @@
  * others so a domain is asked upstream once per TTL by the whole fleet, not once per process.
  * CachedDnsResolver stays the first level; this store is only consulted on its misses.
  */
+import { LRUCache } from 'lru-cache';
 import type { Clock, DnsAnswer } from '../../../verification/ports.ts';
 
 /** The question an answer belongs to. */
@@ -20,41 +21,27 @@ export interface DnsAnswerStore {
 
 /** In-process DnsAnswerStore: for tests, and the stand-in while Redis is unreachable. */
 export class MemoryDnsAnswerStore implements DnsAnswerStore {
-  readonly #clock: Clock;
-  readonly #maxEntries: number;
-  readonly #entries = new Map<string, { answer: SharedDnsAnswer; expiresMs: number }>();
+  readonly #entries: LRUCache<string, SharedDnsAnswer>;
 
+  /** `clock` times the TTLs (a test moves it by hand); the least recently used entry goes when full. */
   constructor(clock: Clock, maxEntries = 100_000) {
-    this.#clock = clock;
-    this.#maxEntries = Math.max(1, maxEntries);
+    this.#entries = new LRUCache({ max: Math.max(1, maxEntries), perf: clock, ttlResolution: 0 });
   }
 
   /** The stored answer, its TTL counting down; undefined once expired. */
   get(question: DnsQuestion, name: string): Promise<SharedDnsAnswer | undefined> {
     const key = `${question} ${name}`;
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return Promise.resolve(undefined);
-    const leftMs = entry.expiresMs - this.#clock.now();
-    if (leftMs <= 0) {
-      this.#entries.delete(key);
-      return Promise.resolve(undefined);
-    }
-    return Promise.resolve({ ...entry.answer, ttlSeconds: Math.ceil(leftMs / 1000) });
+    const answer = this.#entries.get(key);
+    if (answer === undefined) return Promise.resolve(undefined);
+    const leftMs = this.#entries.getRemainingTTL(key);
+    return Promise.resolve({ ...structuredClone(answer), ttlSeconds: Math.ceil(leftMs / 1000) });
   }
 
-  /** Stores a copy; the oldest entry goes when full. */
+  /** Stores a copy for `ttlSeconds`. */
   set(question: DnsQuestion, name: string, answer: SharedDnsAnswer, ttlSeconds: number): Promise<void> {
-    if (!(ttlSeconds > 0)) return Promise.resolve();
-    const key = `${question} ${name}`;
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
+    if (ttlSeconds > 0) {
+      this.#entries.set(`${question} ${name}`, structuredClone(answer), { ttl: ttlSeconds * 1000 });
     }
-    this.#entries.set(key, {
-      answer: structuredClone(answer),
-      expiresMs: this.#clock.now() + ttlSeconds * 1000,
-    });
     return Promise.resolve();
   }
 }
