@@ -4,6 +4,7 @@
  * calls `startServer(loadConfig())`.
  */
 import type { AddressInfo } from 'node:net';
+import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { createServices } from './container/index.ts';
@@ -111,43 +112,25 @@ function listeningUrl(app: FastifyInstance): string {
 }
 
 /**
- * The first signal closes gracefully and exits 0; a second one, or the deadline, exits 1 at once.
- * Returns a function that removes the handlers (after a close that no signal began).
+ * The first signal (or an uncaught error) closes gracefully and exits (0, or 1 after an error); a
+ * second signal, or the deadline, exits 1 at once. Returns a function that removes the handlers
+ * (after a close that no signal began).
  */
 function handleSignals(app: FastifyInstance, close: () => Promise<void>, timeoutMs: number): () => void {
-  let shuttingDown = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (shuttingDown) {
-      app.log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    shuttingDown = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const deadline = setTimeout(() => {
-      app.log.error({ timeoutMs }, 'in-flight requests did not finish in time: exiting');
-      process.exit(1);
-    }, timeoutMs);
-    close().then(
-      () => {
-        clearTimeout(deadline);
-        app.log.info('shut down');
-        process.exitCode = 0;
-        // Anything still holding the event loop (a stray timer) must not keep a stopped server alive.
-        setTimeout(() => process.exit(0), 1000).unref();
-      },
-      (error: unknown) => {
-        clearTimeout(deadline);
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  // `on`, not `once`: a second signal during shutdown must reach the handler, not Node's default.
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  return () => {
-    if (shuttingDown) return;
-    process.removeListener('SIGTERM', onSignal);
-    process.removeListener('SIGINT', onSignal);
-  };
+  const log = app.log;
+  const grace = closeWithGrace(
+    {
+      delay: timeoutMs,
+      logger: { error: (message: unknown) => log.error({ err: message }, 'shutdown failed') },
+      onSecondSignal: (signal) => log.warn({ signal }, 'second signal: exiting now'),
+      onTimeout: () => log.error({ timeoutMs }, 'in-flight requests did not finish in time: exiting'),
+    },
+    async ({ signal, err }) => {
+      if (err !== undefined) log.error({ err }, 'uncaught error: shutting down');
+      else log.info({ signal }, 'shutting down: finishing in-flight requests');
+      await close();
+      log.info('shut down');
+    },
+  );
+  return () => grace.uninstall();
 }

@@ -3,6 +3,7 @@
  * and Redis with the API processes; SIGTERM/SIGINT stop it after the lists in hand reach a safe
  * point (their state stays in the store, and another worker or a restart carries on).
  */
+import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../config.ts';
 import { createServices } from '../container/index.ts';
 import { startWorker } from '../container/list-jobs.ts';
@@ -14,25 +15,18 @@ export async function runWorker(): Promise<void> {
   const { log } = services;
   const worker = startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
   log.info({ store: services.store.kind, queue: services.queue.kind }, 'worker started');
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    log.info({ signal }, 'worker stopping: finishing the lists in hand');
-    worker
-      .close()
-      .then(() => services.close())
-      .then(
-        () => {
-          log.info('worker stopped');
-          process.exit(0);
-        },
-        (error: unknown) => {
-          log.error({ err: error }, 'worker stop failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  // The lists in hand reach a safe point, then the store and Redis close; a second signal exits at once.
+  closeWithGrace(
+    {
+      delay: false,
+      logger: { error: (message: unknown) => log.error({ err: message }, 'worker stop failed') },
+    },
+    async ({ signal, err }) => {
+      if (err !== undefined) log.error({ err }, 'uncaught error: worker stopping');
+      else log.info({ signal }, 'worker stopping: finishing the lists in hand');
+      await worker.close();
+      await services.close();
+      log.info('worker stopped');
+    },
+  );
 }
