@@ -20,7 +20,7 @@ export const SECRET_KEY_FILE = 'secret.key';
 
 /**
  * Subkey purposes, one per use, never shared. Webhook secrets are per list: purpose
- * `webhook:<list id>` (computed by `webhookSecretFor` in src/jobs/webhook-signature.ts).
+ * `webhook:<list id>` (computed by `webhookSecretFor` in src/webhooks/signature.ts).
  */
 export const KEY_PURPOSES = {
   /** Signs dashboard session cookies. */

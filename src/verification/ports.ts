@@ -54,7 +54,7 @@ export interface VerifyContext {
   accountId?: string;
 }
 
-/** The SMTP stage: probes mailboxes. The real prober comes with the SMTP issue. */
+/** The SMTP stage: probes mailboxes (the SMTP adapter, or one that skips when probing is off). */
 export interface MailboxProber {
   probe(request: ProbeRequest): Promise<SmtpCheck>;
 }

@@ -1,6 +1,6 @@
 /**
  * The list job (DESIGN §3) as JSON Schema: serializes list responses and documents them in the
- * OpenAPI document. The shape is `ListView` (src/jobs/list-view.ts).
+ * OpenAPI document. The shape is `ListView` (src/lists/list-view.ts).
  */
 import { LIST_STATES } from '../../lists/ports.ts';
 import { STATUS_NAMES } from './result.ts';

@@ -1,6 +1,6 @@
 /**
  * The lists stage (DESIGN §2): disposable domain, role-based local part, free provider. Pure: the
- * operator's allow and deny entries come in as values (read by `adapters/lists/operator-lists.ts`).
+ * operator's allow and deny entries come in as values (read by `adapters/domain-lists/operator-lists.ts`).
  */
 import type { ListsCheck } from '../report.ts';
 import { buildDomainRules, buildMxHostDomains, classifyDomain, hasDisposableMxHost } from './disposable.ts';

@@ -1,6 +1,6 @@
 /**
  * The cap on open SMTP sessions per MX host address. Embedded mode caps per process (an in-memory
- * semaphore); scale-out mode caps across every process (Redis, `redis-host-limiter.ts`), so adding
+ * semaphore); scale-out mode caps across every process (Redis, `redis.ts` beside this file), so adding
  * workers never multiplies the connections one mail server sees.
  */
 import { KeyedSemaphores } from '../semaphore.ts';
