@@ -8,7 +8,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { createServices } from './container/index.ts';
-import { startWorker } from './container/list-jobs.ts';
+import { startWorker } from './container/jobs.ts';
 import { createLogger } from './container/logger.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';

@@ -6,7 +6,7 @@
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../config.ts';
 import { createServices } from '../container/index.ts';
-import { startWorker } from '../container/list-jobs.ts';
+import { startWorker } from '../container/jobs.ts';
 
 /** Runs the worker until a signal. */
 export async function runWorker(): Promise<void> {

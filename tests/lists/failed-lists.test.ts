@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { InProcessQueue } from '../../src/adapters/queue/local/in-process-queue.ts';
 import { openStore } from '../../src/adapters/store/open-store.ts';
-import { failListsGivenUp } from '../../src/container/list-jobs.ts';
+import { failListsGivenUp } from '../../src/container/jobs.ts';
 import { job } from '../adapters/queue/queue-test-helpers.ts';
 import { createKey } from '../adapters/store/store-fixtures.ts';
 
