@@ -6,6 +6,7 @@
 import type { JobRef } from '../jobs/ports.ts';
 import type { UsageMonth } from '../usage/months.ts';
 import type { Status, VerificationResult } from '../verification/report.ts';
+import type { WebhookOutbox } from '../webhooks/ports.ts';
 
 /** The job kind of list runs. */
 export const LIST_JOB = 'list';
@@ -113,17 +114,6 @@ export interface AccountStorage {
 /** The states of a list that is done: nothing more runs, and it is kept only for its retention. */
 export const FINISHED_LIST_STATES = ['completed', 'cancelled', 'failed'] as const;
 
-/** A webhook event waiting to be delivered. */
-export interface WebhookDelivery {
-  id: string;
-  listId: string;
-  url: string;
-  event: string;
-  body: string;
-  attempts: number;
-  createdAt: string;
-}
-
 /** How a worker's attempt to start (or take up again) a list went; see `ListStore.startRun`. */
 export type ListStart =
   /** The list is now running and counts toward its account's running lists. */
@@ -161,7 +151,8 @@ export function compareTurns(
 /** States in which a list's runner may still charge and save (queued: resumed while it ran). */
 export const LIVE_LIST_STATES = ['queued', 'running'] as const;
 
-export interface ListStore {
+/** Every list-job query; list webhooks' outbox lives on the same database (and transactions). */
+export interface ListStore extends WebhookOutbox {
   /** Starts an upload: the list exists, hidden (`uploading`), until `finishUpload`. */
   beginList(input: NewList, now: Date): Promise<string>;
   /**
@@ -296,17 +287,4 @@ export interface ListStore {
     limit: number,
     statuses?: readonly Status[],
   ): Promise<ResultRow[]>;
-
-  /** Records a webhook event for delivery; a second one with the same id is ignored. */
-  addWebhookDelivery(delivery: Omit<WebhookDelivery, 'attempts'>, dueAt: Date): Promise<void>;
-  /**
-   * Claims up to `limit` deliveries due at `now`: each is leased until `leaseUntil`, so another
-   * process does not send it at the same time.
-   */
-  claimWebhookDeliveries(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDelivery[]>;
-  /** Records a delivery attempt: delivered, retry at `nextAttemptAt`, or given up (both null). */
-  recordWebhookAttempt(
-    id: string,
-    outcome: { deliveredAt: Date | null; nextAttemptAt: Date | null; error: string | null },
-  ): Promise<void>;
 }

@@ -4,13 +4,13 @@
  * out), sends each, and records the outcome: delivered, retried later with backoff, or given up.
  * Delivery is at least once: receivers deduplicate by the `Mailvet-Delivery` id.
  */
-import type { ListStore, WebhookDelivery } from '../lists/ports.ts';
+import type { WebhookDelivery, WebhookOutbox } from './ports.ts';
 
 /** What one attempt came to; expected failures are values. */
 export type SendOutcome = { ok: true } | { ok: false; retry: boolean; reason: string };
 
 export interface WebhookDispatcherDeps {
-  lists: Pick<ListStore, 'claimWebhookDeliveries' | 'recordWebhookAttempt'>;
+  lists: Pick<WebhookOutbox, 'claimWebhookDeliveries' | 'recordWebhookAttempt'>;
   /** Signs and POSTs one event. */
   send: (delivery: WebhookDelivery) => Promise<SendOutcome>;
   /** Wait before the attempt after attempt `n` (1-based), ms; null when `n` was the last. */

@@ -4,7 +4,8 @@
  */
 
 import { listView } from '../lists/list-view.ts';
-import type { ListRecord, ListStore, WebhookDelivery } from '../lists/ports.ts';
+import type { ListRecord, ListStore } from '../lists/ports.ts';
+import type { WebhookDelivery } from './ports.ts';
 
 /** Each finished state of a list has its event. */
 export const LIST_EVENTS = {

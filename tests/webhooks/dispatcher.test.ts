@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/adapters/store/open-store.ts';
-import type { WebhookDelivery } from '../../src/lists/ports.ts';
 import type { Store } from '../../src/store.ts';
 import {
   type SendOutcome,
   WebhookDispatcher,
   type WebhookDispatcherDeps,
 } from '../../src/webhooks/dispatcher.ts';
+import type { WebhookDelivery } from '../../src/webhooks/ports.ts';
 import { nextAttemptDelayMs } from '../../src/webhooks/retry.ts';
 import { createKey } from '../adapters/store/store-fixtures.ts';
 

@@ -1,13 +1,13 @@
 /**
- * The webhook-delivery half of `ListStore` on Kysely. Deliveries are claimed with a lease (a
+ * The webhook outbox (`WebhookOutbox`) on Kysely. Deliveries are claimed with a lease (a
  * conditional UPDATE of `next_attempt_at`), so several workers never send one event at once, and a
  * worker that dies mid-delivery leaves it to be retried when the lease runs out: at-least-once.
  */
 import { type Kysely, sql } from 'kysely';
-import type { ListStore, WebhookDelivery } from '../../lists/ports.ts';
+import type { WebhookDelivery, WebhookOutbox } from '../../webhooks/ports.ts';
 import type { DatabaseSchema } from './schema.ts';
 
-type Deliveries = Pick<ListStore, 'addWebhookDelivery' | 'claimWebhookDeliveries' | 'recordWebhookAttempt'>;
+type Deliveries = WebhookOutbox;
 
 /** Webhook deliveries in the `webhook_deliveries` table. */
 export class KyselyWebhookDeliveries implements Deliveries {

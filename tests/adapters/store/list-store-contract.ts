@@ -20,10 +20,10 @@ import type {
   NewList,
   PendingAddress,
   UploadedRow,
-  WebhookDelivery,
 } from '../../../src/lists/ports.ts';
 import type { Store } from '../../../src/store.ts';
 import type { Reason, Status, VerificationResult } from '../../../src/verification/report.ts';
+import type { WebhookDelivery } from '../../../src/webhooks/ports.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import type { ListChargeJob, ListChargeOutcome } from './list-store-process.ts';
 import { createKey, type StoreContractTarget } from './store-fixtures.ts';
