@@ -26,16 +26,8 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-export interface NewApiKey {
-  accountId: string;
-  name: string;
-  plan: string;
-  keyHash: string;
-  displayPrefix: string;
-  monthlyQuota: number | null;
-  bulkQuota: number | null;
-  rateLimit: number | null;
-}
+/** A key to store: everything but what the store sets itself. */
+export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'createdAt' | 'revokedAt'>;
 
 export interface AccountStore {
   createAccount(name: string): Promise<Account>;
