@@ -2,7 +2,8 @@
  * The dependency rules the layout is meant to make visible, checked by `npm run lint`:
  * - no import cycle;
  * - domain folders (accounts, jobs, lists, net, usage, verification, webhooks) import neither `adapters/` nor `http/`;
- * - only the composition root (`container/`) imports `adapters/`;
+ * - only the composition root (`container/`) imports `adapters/`, and an `adapters/<port>/` folder
+ *   never imports another one;
  * - `verification/` imports no I/O library: it is pure and works through its ports.
  *
  * What breaks a rule today is listed in `.dependency-cruiser-known-violations.json` and tolerated
@@ -34,6 +35,13 @@ module.exports = {
       comment: 'Only the composition root chooses implementations.',
       from: { path: '^src/', pathNot: [ROOT, '^src/adapters/'] },
       to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'one-port-per-adapter-folder',
+      severity: 'error',
+      comment: 'An adapters/<port>/ folder implements its port alone: it never reaches into another one.',
+      from: { path: '^src/adapters/([^/]+)/' },
+      to: { path: '^src/adapters/', pathNot: '^src/adapters/$1/' },
     },
     {
       name: 'verification-is-pure',
