@@ -112,7 +112,11 @@ const envSchema = z.object({
   MAILVET_INCONCLUSIVE_RESULT_TTL: integer(300, 0, 86_400),
   /** Open probe sessions in all, per process. */
   MAILVET_SMTP_MAX_SESSIONS: integer(200, 1, 100_000),
-  /** Probes one account may have under way at once per process: its fair share of the sessions. */
+  /**
+   * Probe sessions one account may hold at once per process: its fair share of them. A session asks
+   * many of one domain's addresses, so this bounds an account's hold on mail servers, not its
+   * throughput. (The name is kept from when it counted probes.)
+   */
   MAILVET_SMTP_ACCOUNT_PROBES: integer(50, 1, 100_000),
   /** MX hosts tried per probe session, best preference first. */
   MAILVET_SMTP_MX_HOSTS: integer(3, 1, 20),

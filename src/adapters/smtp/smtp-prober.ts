@@ -6,17 +6,18 @@
  * under every cap and budget (`mx-connector.ts`), asking a session about the queue
  * (`session-drain.ts`) and the catch-all memory (`catch-all-memory.ts`).
  *
- * One tenant must not be able to stall the probe for the others: each account may have only
- * `accountProbes` probes under way at once (a share of the sessions), every wait is bounded by the
- * probe's own timeout, and a probe nobody waits for any more leaves the queue; once nobody waits
- * for a domain, the sessions being opened or used for it are cancelled and their sockets closed.
+ * One tenant must not be able to stall the probe for the others: each account may hold only
+ * `accountProbes` sessions at once (its share of them; a session asks many of that domain's
+ * addresses, so a list's throughput is not capped by it), every wait is bounded by the probe's own
+ * timeout, and a probe nobody waits for any more leaves the queue; once nobody waits for a domain,
+ * the sessions being opened or used for it are cancelled and their sockets closed.
  */
 import type { Clock, DnsResolver, MailboxProber, ProbeRequest } from '../../verification/ports.ts';
 import type { SmtpCheck } from '../../verification/report.ts';
 import type { CatchAllStore } from './catch-all/memory.ts';
 import { CatchAllMemory } from './catch-all-memory.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
-import { DomainQueue, type Waiting } from './domain-queue.ts';
+import { DomainQueue } from './domain-queue.ts';
 import { type HostSessionLimiter, MemoryHostLimiter } from './host-limiter/memory.ts';
 import { MxConnector } from './mx-connector.ts';
 import { KeyedSemaphores, Semaphore } from './semaphore.ts';
@@ -38,7 +39,7 @@ export interface SmtpProberOptions {
   perHostSessions?: number;
   /** Open sessions in all. */
   maxSessions?: number;
-  /** Probes one account may have under way at once: its share of the sessions. */
+  /** Sessions one account may hold at once: its share of them. */
   accountProbes?: number;
   /** MX hosts tried per session, and addresses per host. */
   maxMxHosts?: number;
@@ -66,7 +67,7 @@ export class SmtpProber implements MailboxProber {
   readonly #options: Tuning;
   readonly #queues = new Map<string, DomainQueue>();
   readonly #catchAll: CatchAllMemory;
-  readonly #accountProbes: KeyedSemaphores;
+  readonly #accountSessions: KeyedSemaphores;
   readonly #connector: MxConnector;
 
   constructor(dns: DnsResolver, clock: Clock, options: SmtpProberOptions) {
@@ -89,7 +90,7 @@ export class SmtpProber implements MailboxProber {
       maxEntries: this.#options.catchAllEntries,
       store: options.catchAllStore,
     });
-    this.#accountProbes = new KeyedSemaphores(this.#options.accountProbes);
+    this.#accountSessions = new KeyedSemaphores(this.#options.accountProbes);
     this.#connector = new MxConnector(
       dns,
       this.#options,
@@ -104,37 +105,27 @@ export class SmtpProber implements MailboxProber {
   /** Probes one address; resolves within probeTimeoutMs whatever the server does. */
   probe(request: ProbeRequest): Promise<SmtpCheck> {
     return new Promise((resolve) => {
-      let queued: { queue: DomainQueue; waiting: Waiting } | null = null;
-      let releaseShare: (() => void) | null = null;
       let settled = false;
       const settle = (check: SmtpCheck) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        releaseShare?.();
         resolve(check);
       };
+      let queue = this.#queues.get(request.asciiDomain);
+      if (queue === undefined) {
+        queue = new DomainQueue(request.mxHosts);
+        this.#queues.set(request.asciiDomain, queue);
+      }
+      const inLine = queue;
+      const waiting = inLine.enqueue(request, settle);
       const timer = setTimeout(() => {
         // Nobody waits for this answer any more: out of the queue, so no session opens for it.
-        if (queued !== null) queued.queue.leave(queued.waiting);
+        inLine.leave(waiting);
         settle(unknownCheck('timeout', null));
       }, this.#options.probeTimeoutMs);
-      // The account's share first: an account past it waits here, holding no session or slot.
-      void this.#accountProbes
-        .acquire(request.accountId ?? '', this.#options.probeTimeoutMs)
-        .then((release) => {
-          if (release === null) return;
-          if (settled) return release();
-          releaseShare = release;
-          let queue = this.#queues.get(request.asciiDomain);
-          if (queue === undefined) {
-            queue = new DomainQueue(request.mxHosts);
-            this.#queues.set(request.asciiDomain, queue);
-          }
-          queued = { queue, waiting: queue.enqueue(request, settle) };
-          // Start workers on the next turn, so probes arriving together share sessions.
-          setImmediate(() => this.#startWorkers(request.asciiDomain));
-        });
+      // Start workers on the next turn, so probes arriving together share sessions.
+      setImmediate(() => this.#startWorkers(request.asciiDomain));
     });
   }
 
@@ -156,13 +147,41 @@ export class SmtpProber implements MailboxProber {
     }
   }
 
-  /** One session's life: connect to the best reachable MX host, then drain the domain's queue. */
+  /**
+   * One session's life: the account's share of sessions (an account past it waits here, holding no
+   * session or slot), then the best reachable MX host, then the domain's queue drained.
+   */
   async #work(domain: string, queue: DomainQueue, signal: AbortSignal): Promise<void> {
     const deadlineMs = Date.now() + this.#options.probeTimeoutMs;
+    // The session counts against the account of the oldest probe it is opened for.
+    const accountId = queue.waiting[0]?.request.accountId;
+    const releaseShare = await this.#accountSessions.acquire(
+      accountId ?? '',
+      Math.max(0, deadlineMs - Date.now()),
+    );
+    if (releaseShare === null) {
+      if (signal.aborted) return;
+      for (const waiting of queue.waiting.splice(0)) waiting.resolve(unknownCheck('timeout', null));
+      return;
+    }
+    try {
+      if (!signal.aborted) await this.#session(domain, queue, signal, accountId, deadlineMs);
+    } finally {
+      releaseShare();
+    }
+  }
+
+  async #session(
+    domain: string,
+    queue: DomainQueue,
+    signal: AbortSignal,
+    accountId: string | undefined,
+    deadlineMs: number,
+  ): Promise<void> {
     const opened = await this.#connector.open({
       domain,
       mxHosts: queue.mxHosts,
-      accountId: queue.waiting[0]?.request.accountId,
+      accountId,
       deadlineMs,
       signal,
     });

@@ -123,7 +123,7 @@ describe('probe capacity', () => {
     assert.equal(checks.mover?.verdict, 'catch_all');
   });
 
-  it("one account gets only its share of probes; another account's probe goes ahead", async () => {
+  it("one account gets only its share of sessions; another account's probe goes ahead", async () => {
     const prober = proberWith({ accountProbes: 2, perHostSessions: 10 });
     const sessionsBefore = slow.sessions;
     slow.maxOpen = 0;
@@ -136,6 +136,22 @@ describe('probe capacity', () => {
     assert.equal(slow.sessions - sessionsBefore, 7);
     assert.ok(order.indexOf('b') < 3, order.join(', '));
     for (const check of Object.values(checks)) assert.equal(check.verdict, 'catch_all');
+  });
+
+  it("the share counts sessions, not probes: one account's probes of one domain share a session", async () => {
+    const prober = proberWith({ accountProbes: 1, perHostSessions: 1 });
+    const sessionsBefore = slow.sessions;
+    const rcptsBefore = slow.rcpts.length;
+    const first = request(['slow'], 'account-a');
+    // Forty addresses at one domain, as a list's lane asks them: far more than the share of one.
+    const probes = Array.from({ length: 40 }, (_, i) =>
+      prober.probe({ ...first, address: `user${i}@${first.asciiDomain}`, localPart: `user${i}` }),
+    );
+    const checks = await Promise.all(probes);
+    for (const check of checks) assert.equal(check.verdict, 'catch_all');
+    // One session asked them all (plus the catch-all probe), instead of one session per probe.
+    assert.equal(slow.sessions - sessionsBefore, 1);
+    assert.equal(slow.rcpts.length - rcptsBefore, 41);
   });
 
   it('once the only waiter leaves, the socket opened for it is closed at once', async () => {
