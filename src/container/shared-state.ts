@@ -4,21 +4,19 @@
  * root calls this only when REDIS_URL is set.
  */
 import type { Redis } from 'ioredis';
-import { type DnsAnswerStore, MemoryDnsAnswerStore } from '../adapters/dns/answers/memory.ts';
+import { MemoryDnsAnswerStore } from '../adapters/dns/answers/memory.ts';
 import { RedisDnsAnswerStore } from '../adapters/dns/answers/redis.ts';
+import type { DnsAnswerStore } from '../adapters/dns/ports.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../adapters/rate-limit/redis.ts';
 import { withFallback } from '../adapters/redis/with-fallback.ts';
 import { MemoryResultCache } from '../adapters/result-cache/memory.ts';
 import { RedisResultCache } from '../adapters/result-cache/redis.ts';
-import { type CatchAllStore, MemoryCatchAllStore } from '../adapters/smtp/catch-all/memory.ts';
+import { MemoryCatchAllStore } from '../adapters/smtp/catch-all/memory.ts';
 import { RedisCatchAllStore } from '../adapters/smtp/catch-all/redis.ts';
-import {
-  HostBusyError,
-  type HostSessionLimiter,
-  MemoryHostLimiter,
-} from '../adapters/smtp/host-limiter/memory.ts';
+import { MemoryHostLimiter } from '../adapters/smtp/host-limiter/memory.ts';
 import { RedisHostLimiter } from '../adapters/smtp/host-limiter/redis.ts';
+import { type CatchAllStore, HostBusyError, type HostSessionLimiter } from '../adapters/smtp/ports.ts';
 import type { RateLimiter, ResultCache } from '../usage/ports.ts';
 import type { Clock } from '../verification/ports.ts';
 

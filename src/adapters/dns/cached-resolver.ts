@@ -5,7 +5,7 @@
  */
 import type { Clock, DnsAnswer, DnsResolver } from '../../verification/ports.ts';
 import type { MxRecord } from '../../verification/report.ts';
-import type { DnsAnswerStore } from './answers/memory.ts';
+import type { DnsAnswerStore } from './ports.ts';
 
 /** Cache lifetimes and size. Defaults in brackets. */
 export interface DnsCacheOptions {

@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import type { RcptVerdict } from '../../verification/checks/smtp/reply.ts';
 import type { Clock } from '../../verification/ports.ts';
-import type { CatchAllStore } from './catch-all/memory.ts';
+import type { CatchAllStore } from './ports.ts';
 
 export interface CatchAllMemoryOptions {
   ttlSeconds: number;

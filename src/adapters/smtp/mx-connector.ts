@@ -10,7 +10,7 @@ import { probeRefusal } from '../../net/address-guard.ts';
 import type { DnsResolver } from '../../verification/ports.ts';
 import type { MxRecord } from '../../verification/report.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
-import type { HostSessionLimiter } from './host-limiter/memory.ts';
+import type { HostSessionLimiter } from './ports.ts';
 import type { Semaphore } from './semaphore.ts';
 import { type ProbeIdentity, type SessionFailure, SmtpSession } from './smtp-session.ts';
 

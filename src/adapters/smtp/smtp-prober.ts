@@ -14,12 +14,12 @@
  */
 import type { Clock, DnsResolver, MailboxProber, ProbeRequest } from '../../verification/ports.ts';
 import type { SmtpCheck } from '../../verification/report.ts';
-import type { CatchAllStore } from './catch-all/memory.ts';
 import { CatchAllMemory } from './catch-all-memory.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
 import { DomainQueue } from './domain-queue.ts';
-import { type HostSessionLimiter, MemoryHostLimiter } from './host-limiter/memory.ts';
+import { MemoryHostLimiter } from './host-limiter/memory.ts';
 import { MxConnector } from './mx-connector.ts';
+import type { CatchAllStore, HostSessionLimiter } from './ports.ts';
 import { KeyedSemaphores, Semaphore } from './semaphore.ts';
 import { drainQueue, unknownCheck } from './session-drain.ts';
 import type { ProbeIdentity } from './smtp-session.ts';

@@ -4,20 +4,8 @@
  * CachedDnsResolver stays the first level; this store is only consulted on its misses.
  */
 import { LRUCache } from 'lru-cache';
-import type { Clock, DnsAnswer } from '../../../verification/ports.ts';
-
-/** The question an answer belongs to. */
-export type DnsQuestion = 'mx' | 'a' | 'aaaa';
-
-/** An answer worth sharing: failures (SERVFAIL, timeouts) are kept per process only. */
-export type SharedDnsAnswer = Exclude<DnsAnswer<unknown>, { kind: 'error' }>;
-
-/** Shared DNS answers. `get` gives the answer with `ttlSeconds` set to the time it has left. */
-export interface DnsAnswerStore {
-  get(question: DnsQuestion, name: string): Promise<SharedDnsAnswer | undefined>;
-  /** Keeps `answer` for `ttlSeconds` (0 or less keeps nothing). */
-  set(question: DnsQuestion, name: string, answer: SharedDnsAnswer, ttlSeconds: number): Promise<void>;
-}
+import type { Clock } from '../../../verification/ports.ts';
+import type { DnsAnswerStore, DnsQuestion, SharedDnsAnswer } from '../ports.ts';
 
 /** In-process DnsAnswerStore: for tests, and the stand-in while Redis is unreachable. */
 export class MemoryDnsAnswerStore implements DnsAnswerStore {

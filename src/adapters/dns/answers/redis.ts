@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { DnsAnswerStore, DnsQuestion, SharedDnsAnswer } from './memory.ts';
+import type { DnsAnswerStore, DnsQuestion, SharedDnsAnswer } from '../ports.ts';
 
 /** Default key prefix of shared DNS answers. */
 export const DNS_KEY_PREFIX = 'mailvet:dns:';

@@ -5,14 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../../verification/ports.ts';
-
-/** Catch-all verdicts per ASCII domain. */
-export interface CatchAllStore {
-  /** true/false when known and fresh, else undefined. */
-  get(domain: string): Promise<boolean | undefined>;
-  /** Remembers the verdict for `ttlSeconds` (0 or less remembers nothing). */
-  set(domain: string, catchAll: boolean, ttlSeconds: number): Promise<void>;
-}
+import type { CatchAllStore } from '../ports.ts';
 
 /** In-process CatchAllStore: for tests, and the stand-in while Redis is unreachable. */
 export class MemoryCatchAllStore implements CatchAllStore {

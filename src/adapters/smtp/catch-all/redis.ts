@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { CatchAllStore } from './memory.ts';
+import type { CatchAllStore } from '../ports.ts';
 
 /** Default key prefix of catch-all verdicts. */
 export const CATCH_ALL_KEY_PREFIX = 'mailvet:catchall:';

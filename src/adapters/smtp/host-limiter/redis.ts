@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { HostBusyError, type HostSessionLimiter } from './memory.ts';
+import { HostBusyError, type HostSessionLimiter } from '../ports.ts';
 
 /** Default key prefix; the leases at host `ip` live in the sorted set `mailvet:mxhost:ip`. */
 export const HOST_LIMIT_KEY_PREFIX = 'mailvet:mxhost:';

@@ -8,13 +8,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import {
-  type DnsAnswerStore,
-  MemoryDnsAnswerStore,
-  type SharedDnsAnswer,
-} from '../../../../src/adapters/dns/answers/memory.ts';
+import { MemoryDnsAnswerStore } from '../../../../src/adapters/dns/answers/memory.ts';
 import { RedisDnsAnswerStore } from '../../../../src/adapters/dns/answers/redis.ts';
 import { CachedDnsResolver } from '../../../../src/adapters/dns/cached-resolver.ts';
+import type { DnsAnswerStore, SharedDnsAnswer } from '../../../../src/adapters/dns/ports.ts';
 import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
 import { withFallback } from '../../../../src/adapters/redis/with-fallback.ts';
 import { FALLBACKS } from '../../../../src/container/shared-state.ts';

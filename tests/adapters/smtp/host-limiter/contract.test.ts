@@ -12,15 +12,12 @@ import type { Redis } from 'ioredis';
 import { SystemClock } from '../../../../src/adapters/clock/system.ts';
 import { closeRedis, createRedisClient } from '../../../../src/adapters/redis/redis-client.ts';
 import { withFallback } from '../../../../src/adapters/redis/with-fallback.ts';
-import {
-  HostBusyError,
-  type HostSessionLimiter,
-  MemoryHostLimiter,
-} from '../../../../src/adapters/smtp/host-limiter/memory.ts';
+import { MemoryHostLimiter } from '../../../../src/adapters/smtp/host-limiter/memory.ts';
 import {
   RedisHostLimiter,
   type RedisHostLimiterOptions,
 } from '../../../../src/adapters/smtp/host-limiter/redis.ts';
+import { HostBusyError, type HostSessionLimiter } from '../../../../src/adapters/smtp/ports.ts';
 import { SmtpProber } from '../../../../src/adapters/smtp/smtp-prober.ts';
 import { FALLBACKS } from '../../../../src/container/shared-state.ts';
 import type { DnsAnswer, DnsResolver, ProbeRequest } from '../../../../src/verification/ports.ts';
