@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
-import { issueApiKey } from '../../src/accounts/key-issuance.ts';
-import { openStore } from '../../src/adapters/store/open-store.ts';
-import { loadConfig } from '../../src/config.ts';
-import { startServer } from '../../src/server.ts';
-import type { Store } from '../../src/store.ts';
-import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
+import { issueApiKey } from '../src/accounts/key-issuance.ts';
+import { openStore } from '../src/adapters/store/open-store.ts';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server.ts';
+import type { Store } from '../src/store.ts';
+import { type DnsWorld, startDnsWorld } from './mailworld/dns-server.ts';
 
 const SLOW_LOOKUP_MS = 1500;
 

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ERROR_CODES } from '../../src/http/errors.ts';
-import { type TestApp, testApp } from '../helpers/app.ts';
+import { ERROR_CODES } from '../../../src/http/errors.ts';
+import { type TestApp, testApp } from '../../helpers/app.ts';
 
 let t: TestApp;
 // biome-ignore lint/suspicious/noExplicitAny: the document is inspected freely

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock, testApp } from '../helpers/app.ts';
-import { assertAccountingHeaders, assertError, post, VERIFY } from './expect.ts';
+import { ManualClock, testApp } from '../../helpers/app.ts';
+import { assertAccountingHeaders, assertError, post, VERIFY } from '../expect.ts';
 
 // An invalid address is verified without DNS: these requests cost nothing but the bucket.
 const BODY = { email: 'not an address' };

@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BUILT_IN_PLANS } from '../../src/accounts/plans.ts';
-import { SystemClock } from '../../src/adapters/clock/system.ts';
-import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory.ts';
-import { buildApp } from '../../src/http/app.ts';
-import { testApp } from '../helpers/app.ts';
+import { BUILT_IN_PLANS } from '../../../src/accounts/plans.ts';
+import { SystemClock } from '../../../src/adapters/clock/system.ts';
+import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory.ts';
+import { buildApp } from '../../../src/http/app.ts';
+import { testApp } from '../../helpers/app.ts';
 
 test('healthz: 200 {"status":"ok"} without auth, with a request id', async () => {
   const t = await testApp();

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type TestApp, testApp } from '../helpers/app.ts';
-import { assertAccountingHeaders, assertError, BULK, nextMonthIso, post } from './expect.ts';
+import { type TestApp, testApp } from '../../../helpers/app.ts';
+import { assertAccountingHeaders, assertError, BULK, nextMonthIso, post } from '../../expect.ts';
 
 let t: TestApp;
 before(async () => {

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import type { VerificationResult } from '../../src/verification/report.ts';
-import { type TestApp, type TestAppOptions, testApp } from '../helpers/app.ts';
-import { assertAccountingHeaders, BULK, post } from './expect.ts';
+import type { VerificationResult } from '../../../../src/verification/report.ts';
+import { type TestApp, type TestAppOptions, testApp } from '../../../helpers/app.ts';
+import { assertAccountingHeaders, BULK, post } from '../../expect.ts';
 
 /** A test app whose verifier records the addresses it is asked to verify. */
 async function countingApp(options: TestAppOptions): Promise<{ t: TestApp; verified: string[] }> {

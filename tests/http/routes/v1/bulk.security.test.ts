@@ -3,7 +3,7 @@
  * unknown and revoked keys, auth before the body).
  */
 import { describe } from 'node:test';
-import { authCases } from './auth-cases.ts';
-import { BULK } from './expect.ts';
+import { authCases } from '../../auth-cases.ts';
+import { BULK } from '../../expect.ts';
 
 describe('shared auth cases', () => authCases(BULK, { emails: ['jane@multi-mx.test'] }));

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { type TestApp, testApp } from '../helpers/app.ts';
-import { assertAccountingHeaders, assertError, nextMonthIso, post, VERIFY } from './expect.ts';
+import { type TestApp, testApp } from '../../../helpers/app.ts';
+import { assertAccountingHeaders, assertError, nextMonthIso, post, VERIFY } from '../../expect.ts';
 
 let t: TestApp;
 before(async () => {

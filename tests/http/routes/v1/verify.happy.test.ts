@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { type TestApp, testApp, worldVerifier } from '../helpers/app.ts';
-import { assertAccountingHeaders, post, VERIFY } from './expect.ts';
+import { type TestApp, testApp, worldVerifier } from '../../../helpers/app.ts';
+import { assertAccountingHeaders, post, VERIFY } from '../../expect.ts';
 
 const RESULT_KEYS = ['checks', 'duration_ms', 'email', 'reason', 'score', 'status'];
 const CHECK_KEYS = [

@@ -4,16 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateApiKey, hashApiKey, hashesEqual } from '../../src/accounts/api-keys.ts';
-import { BUILT_IN_PLANS } from '../../src/accounts/plans.ts';
-import type { ApiKeyRecord } from '../../src/accounts/ports.ts';
-import { SystemClock } from '../../src/adapters/clock/system.ts';
-import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory.ts';
-import { buildApp } from '../../src/http/app.ts';
-import { testApp } from '../helpers/app.ts';
-import { authCases } from './auth-cases.ts';
-import { assertError, post, VERIFY } from './expect.ts';
-import { LogCapture } from './log-capture.ts';
+import { generateApiKey, hashApiKey, hashesEqual } from '../../../../src/accounts/api-keys.ts';
+import { BUILT_IN_PLANS } from '../../../../src/accounts/plans.ts';
+import type { ApiKeyRecord } from '../../../../src/accounts/ports.ts';
+import { SystemClock } from '../../../../src/adapters/clock/system.ts';
+import { MemoryRateLimiter } from '../../../../src/adapters/rate-limit/memory.ts';
+import { buildApp } from '../../../../src/http/app.ts';
+import { testApp } from '../../../helpers/app.ts';
+import { authCases } from '../../auth-cases.ts';
+import { assertError, post, VERIFY } from '../../expect.ts';
+import { LogCapture } from '../../log-capture.ts';
 
 describe('shared auth cases', () => authCases(VERIFY, { email: 'jane@multi-mx.test' }));
 
