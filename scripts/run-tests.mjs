@@ -68,7 +68,13 @@ const result = spawnSync(
 const text = readFileSync(tap, 'utf8');
 const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
 const passed = count('pass');
-const failed = count('fail') + count('cancelled');
+const failedTests = count('fail') + count('cancelled');
+// A file or suite that fails outside any test (a module that cannot load, a describe that throws)
+// fails the run without counting as a failed test: count its top-level entries, so the summary
+// never says 0 failed for a failed run.
+const failedOutside =
+  result.status !== 0 && failedTests === 0 ? (text.match(/^not ok /gm)?.length ?? 0) || 1 : 0;
+const failed = failedTests + failedOutside;
 const skipped = count('skipped') + count('todo');
 rmSync(scratch, { recursive: true, force: true });
 console.log(`\n${files.length} test files`);

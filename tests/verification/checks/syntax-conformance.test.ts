@@ -46,7 +46,7 @@ const SUITES = ['isemail-tests', 'isemail-tests-original'] as const;
 const divergences = fixture.divergences as Divergence[];
 
 function loadSuite(name: string): SuiteRow[] {
-  const url = new URL(`../../../shared/conformance/syntax/${name}.jsonl`, import.meta.url);
+  const url = new URL(`../../../../shared/conformance/syntax/${name}.jsonl`, import.meta.url);
   return readFileSync(url, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
