@@ -42,7 +42,9 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number):
       return;
     }
     if (mode === 'blackhole') {
-      client.pause();
+      // Read and drop, never pause: a paused socket whose peer hangs up keeps libuv polling it in
+      // a busy loop (libuv/libuv#2162), which once held a test process at full CPU for good.
+      client.resume();
       return;
     }
     const upstream = connect({ host: upstreamHost, port: upstreamPort });
