@@ -3,7 +3,9 @@
  * stalled the event loop for seconds, so every sample taken meanwhile was slow; a server that
  * keeps up answers nearly every sample at once. The bound is on the median: on a shared two-core
  * CI machine one sample can wait on the scheduler or a garbage collection of the test process
- * itself (which also sends the attack), and that is not what is being measured.
+ * itself (which also sends the attack), and that is not what is being measured. The test runner
+ * runs every file that imports this one after the others, one at a time, so no other test file
+ * competes for the two cores while the answers are timed.
  */
 import http from 'node:http';
 
