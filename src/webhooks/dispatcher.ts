@@ -32,7 +32,11 @@ export class WebhookDispatcher {
     this.#now = deps.now ?? (() => new Date());
   }
 
-  /** Sends every event due now; resolves when their outcomes are recorded. */
+  /**
+   * Sends the events due now, a batch at a time, and resolves when their outcomes are recorded. It
+   * stops at a batch that comes back short, which also happens when a concurrent round (another
+   * process) claimed the rest: that round sends them, and the next tick finds any left.
+   */
   async deliverDue(): Promise<void> {
     for (;;) {
       const now = this.#now();
