@@ -85,7 +85,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
     await app.listen({ host: config.HOST, port: config.PORT });
     if (options.worker ?? config.REDIS_URL === undefined) {
-      worker = startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
+      worker = startWorker(services);
     }
   } catch (error) {
     await services.close().catch(() => {});

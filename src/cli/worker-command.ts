@@ -13,7 +13,7 @@ export async function runWorker(): Promise<void> {
   const config = loadConfig();
   const services = await createServices(config);
   const { log } = services;
-  const worker = startWorker(services, (level, message, fields) => log[level](fields ?? {}, message));
+  const worker = startWorker(services);
   log.info({ store: services.store.kind, queue: services.queue.kind }, 'worker started');
   // The lists in hand reach a safe point, then the store and Redis close; a second signal exits at once.
   closeWithGrace(

@@ -33,10 +33,9 @@ import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts
 import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from './services.ts';
+import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './shared-state.ts';
 
 export type { Services };
-
-import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './shared-state.ts';
 
 /** Builds the verifier for this configuration. Operator list problems are written to `warn`. */
 export async function createVerifier(

@@ -19,13 +19,6 @@ import { nextAttemptDelayMs } from '../webhooks/retry.ts';
 import { webhookSecretFor } from '../webhooks/signature.ts';
 import type { Services } from './services.ts';
 
-/** Where a process's worker reports. */
-export type WorkerLog = (
-  level: 'info' | 'warn' | 'error',
-  message: string,
-  fields?: Record<string, unknown>,
-) => void;
-
 /**
  * The queue's error handler: logs every failure, and stops as `failed` a list whose every attempt
  * failed (a bug, not an address: those are results), instead of letting every sweep queue it again.
@@ -71,9 +64,11 @@ const WEBHOOK_POLL_MS = 1_000;
 /** How long one webhook POST may take, ms. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** Starts this process's job runtime: list runs, the list sweep and webhook dispatch. */
-export function startWorker(services: Services, log: WorkerLog): JobRuntime {
+/** Starts this process's job runtime: list runs, the list sweep and webhook dispatch, logging to the services' logger. */
+export function startWorker(services: Services): JobRuntime {
   const { config, store, plans, queue } = services;
+  const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void =>
+    services.log[level](fields ?? {}, message);
   const now = () => new Date();
   const runner = new ListRunner({
     store,

@@ -27,13 +27,18 @@ export const REDACTED_PATHS = [
   '*.keyHash',
 ];
 
-/** Fastify's `logger` option for these settings; `false` turns logging off. */
-export function loggerOptions(settings: LoggerSettings | false | undefined): FastifyServerOptions['logger'] {
-  if (settings === false || settings === undefined) return false;
-  const options: FastifyLoggerOptions & Record<string, unknown> = {
+/** The pino options of these settings: the level, and the redaction every log line gets. */
+export function pinoOptions(settings: LoggerSettings) {
+  return {
     level: settings.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
+}
+
+/** Fastify's `logger` option for these settings; `false` turns logging off. */
+export function loggerOptions(settings: LoggerSettings | false | undefined): FastifyServerOptions['logger'] {
+  if (settings === false || settings === undefined) return false;
+  const options: FastifyLoggerOptions & Record<string, unknown> = pinoOptions(settings);
   if (settings.stream !== undefined) options.stream = settings.stream;
   return options;
 }

@@ -36,7 +36,8 @@ export function startJobRuntime(deps: JobRuntimeDeps): JobRuntime {
     kinds: Object.keys(deps.handlers),
     tasks: periodic.names,
     close() {
-      closing ??= Promise.all([periodic.close(), deps.queue.close()]).then(() => undefined);
+      // The tasks first: a sweep still running would otherwise enqueue into a closed queue.
+      closing ??= periodic.close().then(() => deps.queue.close());
       return closing;
     },
   };

@@ -22,7 +22,7 @@ export class MemoryDnsAnswerStore implements DnsAnswerStore {
     const answer = this.#entries.get(key);
     if (answer === undefined) return Promise.resolve(undefined);
     const leftMs = this.#entries.getRemainingTTL(key);
-    return Promise.resolve({ ...structuredClone(answer), ttlSeconds: Math.ceil(leftMs / 1000) });
+    return Promise.resolve({ ...answer, ttlSeconds: Math.ceil(leftMs / 1000) });
   }
 
   /** Stores a copy for `ttlSeconds`. */
