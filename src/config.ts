@@ -157,7 +157,30 @@ const envSchema = z.object({
   MAILVET_DNS_CONTROL_NAMES: nameList(['gmail.com', 'outlook.com', 'yahoo.com']),
   /** How long the resolver's health (the control queries' verdict) is trusted, seconds. */
   MAILVET_DNS_CONTROL_TTL: integer(30, 1, 3600),
+  /**
+   * Where users and webhooks reach the service: the session cookie is `Secure` when it is https,
+   * and it is the origin unsafe requests with a session must come from. `http://localhost:$PORT`
+   * when unset.
+   */
+  MAILVET_PUBLIC_URL: optionalText.refine((value) => value === undefined || isHttpUrl(value), {
+    message: 'must be an http(s) URL such as https://verify.example.com',
+  }),
+  /** `open`: anyone may sign up in the dashboard; `closed`: users are made with `mailvet users create`. */
+  MAILVET_SIGNUP: z.enum(['open', 'closed']).default('open'),
 });
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** MAILVET_PUBLIC_URL's origin, or the local one of PORT. */
+export function publicOrigin(config: Pick<Config, 'MAILVET_PUBLIC_URL' | 'PORT'>): string {
+  return new URL(config.MAILVET_PUBLIC_URL ?? `http://localhost:${config.PORT}`).origin;
+}
 
 /** The parsed configuration. */
 export type Config = z.output<typeof envSchema>;

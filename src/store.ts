@@ -2,7 +2,7 @@
  * The one database every domain's store port is served by: accounts, usage and list jobs share
  * it (and its transactions), so the composition root opens one and hands each domain its part.
  */
-import type { AccountStore } from './accounts/ports.ts';
+import type { AccountStore, UserStore } from './accounts/ports.ts';
 import type { ListStore } from './lists/ports.ts';
 import type { UsageStore } from './usage/ports.ts';
 
@@ -12,6 +12,8 @@ export interface Store extends AccountStore, UsageStore {
   readonly kind: 'sqlite' | 'postgres';
   /** List jobs, on the same database. */
   readonly lists: ListStore;
+  /** Dashboard users and sessions, on the same database. */
+  readonly users: UserStore;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -3,6 +3,7 @@
  * plans can be replaced by a JSON file (MAILVET_PLANS); a key may override its plan's figures.
  */
 import { z } from 'zod';
+import type { Figures } from './ports.ts';
 
 /** A plan's figures. */
 export interface Plan {
@@ -75,7 +76,7 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
   },
 });
 
-/** The plan a key made without one is on. */
+/** The plan an account made without one is on. */
 export const DEFAULT_PLAN = 'free';
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -128,14 +129,10 @@ export function parsePlans(text: string): Record<string, Plan> {
   );
 }
 
-/** Per-key overrides of a plan's figures; null keeps the plan's. */
-export interface PlanOverrides {
-  monthlyQuota: number | null;
-  bulkQuota: number | null;
-  rateLimit: number | null;
-}
+/** An account's overrides of its plan's figures; null keeps the plan's. */
+export type PlanOverrides = Figures;
 
-/** The figures that apply to a key: its plan's, with its overrides, every default filled in. Unknown plans fall back to free. */
+/** The figures that apply to an account: its plan's, with its overrides, every default filled in. Unknown plans fall back to free. */
 export function effectiveLimits(
   plans: Readonly<Record<string, Plan>>,
   planName: string,

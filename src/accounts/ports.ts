@@ -1,44 +1,119 @@
 /**
- * The accounts port: accounts and their API keys. Adapters in `src/adapters/store/` implement it
- * on SQLite and PostgreSQL with the same queries; one contract suite runs against both.
+ * The accounts port: accounts (the customer, with its plan), their API keys, dashboard users and
+ * their sessions. Adapters in `src/adapters/store/` implement it on SQLite and PostgreSQL with the
+ * same queries; one contract suite runs against both.
  */
 
-/** An account: owns keys (and, later, dashboard users and lists). */
-export interface Account {
+/** An operator's overrides of a plan's figures for one account, or a key's own caps; null: none. */
+export interface Figures {
+  monthlyQuota: number | null;
+  bulkQuota: number | null;
+  rateLimit: number | null;
+}
+
+/** An account: the customer. Its plan's quotas and rate are shared by all its keys. */
+export interface Account extends Figures {
   id: string;
   name: string;
+  plan: string;
   createdAt: string;
 }
+
+/** An account to store. */
+export interface NewAccount extends Partial<Figures> {
+  name: string;
+  plan: string;
+}
+
+/** What an operator may change on an account. */
+export type AccountPatch = Partial<Pick<Account, 'name' | 'plan' | keyof Figures>>;
+
+/**
+ * `api`: a key a client sends. `dashboard`: the account's own use through the dashboard, metered
+ * like a key (usage per key, lists) but never accepted as a bearer token and never listed.
+ */
+export type ApiKeyKind = 'api' | 'dashboard';
 
 /** A stored API key: never the key itself, only its hash and display prefix. */
 export interface ApiKeyRecord {
   id: string;
   accountId: string;
+  kind: ApiKeyKind;
   name: string;
-  plan: string;
   keyHash: string;
   displayPrefix: string;
-  /** Per-key overrides of the plan; null keeps the plan's figure. */
-  monthlyQuota: number | null;
-  bulkQuota: number | null;
-  rateLimit: number | null;
+  /** The key's own caps below its account's figures; null: the account's figure applies. */
+  caps: Figures;
   createdAt: string;
+  lastUsedAt: string | null;
   revokedAt: string | null;
 }
 
 /** A key to store: everything but what the store sets itself. */
-export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'createdAt' | 'revokedAt'>;
+export type NewApiKey = Omit<ApiKeyRecord, 'id' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
+
+/** What the owner may change on a key. */
+export interface ApiKeyPatch {
+  name?: string;
+  caps?: Partial<Figures>;
+}
 
 export interface AccountStore {
-  createAccount(name: string): Promise<Account>;
+  createAccount(input: NewAccount): Promise<Account>;
   /** The account with this id; null when none. */
   findAccount(id: string): Promise<Account | null>;
+  listAccounts(): Promise<Account[]>;
+  /** The account after the change; null when there is no such account. */
+  updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;
+  /** Removes an account with everything it owns (keys, users, lists, usage). */
+  deleteAccount(id: string): Promise<void>;
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   /** The key with this id, revoked or not; null when none. */
   findApiKeyById(id: string): Promise<ApiKeyRecord | null>;
   /** The key with this hash, revoked or not (the caller decides); null when none. */
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Keys a client sends (`kind` api), oldest first; of one account when given. */
   listApiKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  /** The key after the change; null when there is no such key in that account. */
+  updateApiKey(accountId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
+  /** Records a use of the key (`last_used_at`). */
+  touchApiKey(id: string, at: Date): Promise<void>;
   /** Marks a key revoked; false when there is no such key or it was already revoked. */
   revokeApiKey(id: string): Promise<boolean>;
+  /** The account's dashboard key (`kind` dashboard), made on first use. */
+  dashboardKey(accountId: string): Promise<ApiKeyRecord>;
+}
+
+/** A person who signs in to the dashboard; owns one account. */
+export interface User {
+  id: string;
+  accountId: string;
+  /** Lower-cased; unique. */
+  email: string;
+  passwordHash: string;
+  createdAt: string;
+}
+
+/** A signed-in browser: only the token's hash is stored. */
+export interface Session {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+}
+
+export interface UserStore {
+  /** Stores a new user; null when the address already has one. */
+  createUser(input: Omit<User, 'id' | 'createdAt'>): Promise<User | null>;
+  findUserByEmail(email: string): Promise<User | null>;
+  findUserById(id: string): Promise<User | null>;
+  /** Sets the password and ends every session of the user but `keepSessionId`. */
+  changePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<void>;
+  createSession(input: Omit<Session, 'id'>): Promise<Session>;
+  findSessionByHash(tokenHash: string): Promise<Session | null>;
+  /** Slides the session's expiry. */
+  extendSession(id: string, lastSeenAt: string, expiresAt: string): Promise<void>;
+  deleteSession(id: string): Promise<void>;
 }

@@ -1,14 +1,14 @@
 /**
- * `mailvet keys create|list|revoke` (DESIGN §5): manages API keys straight in the store, no server
- * needed. The key itself is printed once and never stored. A key made without `--account` is a new
- * customer: it gets an account of its own.
+ * `mailvet keys create|list|revoke|update` (DESIGN §3.2, §5): manages API keys straight in the
+ * store, no server needed. The key itself is printed once and never stored. A key made without
+ * `--account` is a new customer: it gets an account of its own on the given plan and figures; with
+ * `--account` the figures are the key's own caps below its account's.
  */
-import { issueApiKey, UnknownAccountError } from '../accounts/key-issuance.ts';
-import { DEFAULT_PLAN } from '../accounts/plans.ts';
-import type { ApiKeyRecord } from '../accounts/ports.ts';
+import { issueApiKey, type KeyRequest, UnknownAccountError } from '../accounts/key-issuance.ts';
+import type { Account, ApiKeyRecord } from '../accounts/ports.ts';
 import { loadConfig } from '../config.ts';
-import { loadPlans, openConfiguredStore } from '../container/index.ts';
-import type { Store } from '../store.ts';
+import { loadPlans } from '../container/index.ts';
+import { CAP_FLAGS, capFlags, knownPlan, optionalName, withStore } from './store-command.ts';
 import { UsageError } from './usage-error.ts';
 
 interface CreateOptions {
@@ -23,33 +23,34 @@ interface CreateOptions {
 
 /** `mailvet keys create`. */
 export async function runKeysCreate(options: CreateOptions): Promise<void> {
-  const config = loadConfig();
-  const plans = await loadPlans(config);
-  const plan = options.plan ?? DEFAULT_PLAN;
-  if (!(plan in plans))
-    throw new UsageError(`unknown plan "${plan}"; plans: ${Object.keys(plans).join(', ')}`);
-  const name = options.name.trim();
-  if (name.length === 0 || name.length > 200) throw new UsageError('--name must be 1 to 200 characters');
-  const overrides = {
-    monthlyQuota: wholeNumber('--monthly-quota', options.monthlyQuota, 0),
-    bulkQuota: wholeNumber('--bulk-quota', options.bulkQuota, 0),
-    rateLimit: wholeNumber('--rate-limit', options.rateLimit, 1),
-  };
+  const name = optionalName(options.name)!;
+  const figures = capFlags(options);
   const accountId = options.account?.trim();
   if (accountId !== undefined && accountId.length === 0)
     throw new UsageError('--account must name an account id');
+  const plan = knownPlan(await loadPlans(loadConfig()), options.plan);
+  const request: KeyRequest =
+    accountId === undefined ? { name, plan, ...figures } : { accountId, name, caps: figures };
   await withStore(async (store) => {
-    const { record, key } = await issueApiKey(store, { accountId, name, plan, ...overrides }).catch(
-      (error: unknown) => {
-        throw error instanceof UnknownAccountError ? new UsageError(error.message) : error;
-      },
-    );
+    if (accountId !== undefined && options.plan !== undefined) {
+      const account = await store.findAccount(accountId);
+      // The plan is the account's: a key cannot have another (`accounts update` changes it).
+      if (account !== null && account.plan !== plan) {
+        throw new UsageError(
+          `account ${accountId} is on plan ${account.plan}: the plan is the account's (mailvet accounts update ${accountId} --plan ${plan})`,
+        );
+      }
+    }
+    const { record, key } = await issueApiKey(store, request).catch((error: unknown) => {
+      throw error instanceof UnknownAccountError ? new UsageError(error.message) : error;
+    });
+    const account = (await store.findAccount(record.accountId))!;
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ ...publicKey(record), key }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ ...publicKey(record, account), key }, null, 2)}\n`);
     } else {
       process.stdout.write(`${key}\n`);
       process.stderr.write(
-        `created key ${record.id} "${record.name}" on plan ${record.plan} in account ${record.accountId}: store it now, it is not shown again\n`,
+        `created key ${record.id} "${record.name}" in account ${account.id} (plan ${account.plan}): store it now, it is not shown again\n`,
       );
     }
   });
@@ -59,8 +60,10 @@ export async function runKeysCreate(options: CreateOptions): Promise<void> {
 export async function runKeysList(options: { json?: boolean }): Promise<void> {
   await withStore(async (store) => {
     const keys = await store.listApiKeys();
+    const accounts = new Map((await store.listAccounts()).map((account) => [account.id, account]));
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(keys.map(publicKey), null, 2)}\n`);
+      const shown = keys.map((key) => publicKey(key, accounts.get(key.accountId)));
+      process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
       return;
     }
     if (keys.length === 0) {
@@ -68,23 +71,43 @@ export async function runKeysList(options: { json?: boolean }): Promise<void> {
       return;
     }
     for (const key of keys) {
-      const overrides = [
-        key.monthlyQuota !== null && `quota ${key.monthlyQuota}`,
-        key.bulkQuota !== null && `bulk ${key.bulkQuota}`,
-        key.rateLimit !== null && `rate ${key.rateLimit}/s`,
-      ].filter(Boolean);
       const state = key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`;
       const line = [
         key.id,
         `${key.displayPrefix}…`,
         key.name,
         `account ${key.accountId}`,
-        key.plan,
-        ...overrides,
+        accounts.get(key.accountId)?.plan ?? '?',
+        ...describeCaps(key),
         state,
       ].join('  ');
       process.stdout.write(`${line}\n`);
     }
+  });
+}
+
+/** `mailvet keys update ID [--name N] [--rate-limit N] [--monthly-cap N] [--bulk-cap N]` ("none" removes a cap). */
+export async function runKeysUpdate(
+  id: string,
+  options: { name?: string; rateLimit?: string; monthlyCap?: string; bulkCap?: string; json?: boolean },
+): Promise<void> {
+  const caps = capFlags(
+    { monthlyQuota: options.monthlyCap, bulkQuota: options.bulkCap, rateLimit: options.rateLimit },
+    true,
+    CAP_FLAGS,
+  );
+  const name = optionalName(options.name);
+  await withStore(async (store) => {
+    const existing = await store.findApiKeyById(id);
+    if (existing === null || existing.kind !== 'api') throw new UsageError(`no key with id ${id}`);
+    const updated = (await store.updateApiKey(existing.accountId, id, {
+      ...(name !== undefined && { name }),
+      caps,
+    }))!;
+    const account = await store.findAccount(updated.accountId);
+    if (options.json)
+      process.stdout.write(`${JSON.stringify(publicKey(updated, account ?? undefined), null, 2)}\n`);
+    else process.stdout.write(`updated ${id}: ${[updated.name, ...describeCaps(updated)].join('  ')}\n`);
   });
 }
 
@@ -96,37 +119,33 @@ export async function runKeysRevoke(id: string): Promise<void> {
   });
 }
 
+function describeCaps(key: ApiKeyRecord): string[] {
+  return [
+    key.caps.monthlyQuota !== null && `monthly cap ${key.caps.monthlyQuota}`,
+    key.caps.bulkQuota !== null && `bulk cap ${key.caps.bulkQuota}`,
+    key.caps.rateLimit !== null && `rate ${key.caps.rateLimit}/s`,
+  ].filter((part): part is string => typeof part === 'string');
+}
+
 /** What the CLI shows of a key: everything but its hash. */
-function publicKey(record: ApiKeyRecord) {
+function publicKey(record: ApiKeyRecord, account: Account | undefined) {
   return {
     id: record.id,
     name: record.name,
-    plan: record.plan,
+    plan: account?.plan ?? null,
     account_id: record.accountId,
     prefix: record.displayPrefix,
-    monthly_quota: record.monthlyQuota,
-    bulk_quota: record.bulkQuota,
-    rate_limit: record.rateLimit,
+    // The figures of the key's account, with the key's own caps.
+    monthly_quota: account?.monthlyQuota ?? null,
+    bulk_quota: account?.bulkQuota ?? null,
+    rate_limit: account?.rateLimit ?? null,
+    caps: {
+      monthly_cap: record.caps.monthlyQuota,
+      bulk_cap: record.caps.bulkQuota,
+      rate_limit: record.caps.rateLimit,
+    },
     created_at: record.createdAt,
+    last_used_at: record.lastUsedAt,
     revoked_at: record.revokedAt,
   };
-}
-
-async function withStore(work: (store: Store) => Promise<void>): Promise<void> {
-  const config = loadConfig();
-  const store = await openConfiguredStore(config);
-  try {
-    await work(store);
-  } finally {
-    await store.close();
-  }
-}
-
-function wholeNumber(flag: string, value: string | undefined, min: number): number | null {
-  if (value === undefined) return null;
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min) {
-    throw new UsageError(`${flag} must be a whole number of at least ${min}`);
-  }
-  return parsed;
 }

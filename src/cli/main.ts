@@ -4,8 +4,9 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
+import { runAccountsCreate, runAccountsList, runAccountsUpdate, runUsersCreate } from './accounts-command.ts';
 import { CsvInputError } from './csv-file.ts';
-import { runKeysCreate, runKeysList, runKeysRevoke } from './keys-command.ts';
+import { runKeysCreate, runKeysList, runKeysRevoke, runKeysUpdate } from './keys-command.ts';
 import { runMigrate } from './migrate-command.ts';
 import { runServe } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -35,12 +36,28 @@ keys
   .description('create a key and print it (shown once)')
   .requiredOption('--name <name>', 'a name to recognise the key by')
   .option('--account <id>', 'add the key to this existing account (default: a new account of its own)')
-  .option('--plan <plan>', 'free, starter, pro, or a plan from MAILVET_PLANS (default: free)')
-  .option('--monthly-quota <n>', "override the plan's monthly verifications")
-  .option('--bulk-quota <n>', "override the plan's monthly bulk requests")
-  .option('--rate-limit <n>', "override the plan's requests per second")
+  .option(
+    '--plan <plan>',
+    "the new account's plan: free, starter, pro, or one from MAILVET_PLANS (default: free)",
+  )
+  .option(
+    '--monthly-quota <n>',
+    "monthly verifications: the new account's, or with --account the key's own cap",
+  )
+  .option('--bulk-quota <n>', "monthly bulk requests: the new account's, or with --account the key's own cap")
+  .option('--rate-limit <n>', "requests per second: the new account's, or with --account the key's own cap")
   .option('--json', 'print {"id","key","name","plan","account_id",...} as JSON')
   .action(runKeysCreate);
+keys
+  .command('update')
+  .description("change a key's name or its own caps (never above its account's figures)")
+  .argument('<id>', 'the key id')
+  .option('--name <name>', 'a new name')
+  .option('--rate-limit <n>', 'requests per second, or "none"')
+  .option('--monthly-cap <n>', 'verifications a month, or "none"')
+  .option('--bulk-cap <n>', 'bulk requests a month, or "none"')
+  .option('--json', 'as JSON')
+  .action(runKeysUpdate);
 keys
   .command('list')
   .description('list keys (never the keys themselves)')
@@ -51,6 +68,44 @@ keys
   .description('revoke a key at once')
   .argument('<id>', 'the key id')
   .action(runKeysRevoke);
+
+const accounts = program.command('accounts').description("manage customers' accounts (plans and figures)");
+accounts
+  .command('create')
+  .description('create an account')
+  .requiredOption('--name <name>', 'the customer')
+  .option('--plan <plan>', 'free, starter, pro, or a plan from MAILVET_PLANS (default: free)')
+  .option('--monthly-quota <n>', "override the plan's monthly verifications")
+  .option('--bulk-quota <n>', "override the plan's monthly bulk requests")
+  .option('--rate-limit <n>', "override the plan's requests per second")
+  .option('--json', 'as JSON')
+  .action(runAccountsCreate);
+accounts
+  .command('list')
+  .description('list accounts with their figures')
+  .option('--json', 'as JSON')
+  .action(runAccountsList);
+accounts
+  .command('update')
+  .description("change an account's name, plan or figures")
+  .argument('<id>', 'the account id')
+  .option('--name <name>', 'a new name')
+  .option('--plan <plan>', 'a plan')
+  .option('--monthly-quota <n>', 'monthly verifications, or "none" for the plan\'s')
+  .option('--bulk-quota <n>', 'monthly bulk requests, or "none" for the plan\'s')
+  .option('--rate-limit <n>', 'requests per second, or "none" for the plan\'s')
+  .option('--json', 'as JSON')
+  .action(runAccountsUpdate);
+
+program
+  .command('users')
+  .description('manage dashboard users')
+  .command('create')
+  .description('create a user (password from standard input, or a one-time one printed)')
+  .requiredOption('--email <email>', 'the address the user signs in with')
+  .requiredOption('--account <id>', 'the account the user owns')
+  .option('--json', 'as JSON')
+  .action(runUsersCreate);
 
 program
   .command('verify')

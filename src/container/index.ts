@@ -5,7 +5,9 @@
 
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { BUILT_IN_PLANS, type Plan, parsePlans } from '../accounts/plans.ts';
+import { KeyUseRecorder } from '../accounts/key-use.ts';
+import { BUILT_IN_PLANS, DEFAULT_PLAN, type Plan, parsePlans } from '../accounts/plans.ts';
+import { SessionManager } from '../accounts/sessions.ts';
 import { SystemClock } from '../adapters/clock/system.ts';
 import { CachedDnsResolver } from '../adapters/dns/cached-resolver.ts';
 import { HealthCheckedDnsResolver } from '../adapters/dns/health-checked-resolver.ts';
@@ -21,9 +23,11 @@ import { ConnectionBudget } from '../adapters/smtp/connection-budget.ts';
 import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
 import { migrateOnly, openStore } from '../adapters/store/open-store.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
-import { type Config, ConfigError } from '../config.ts';
+import { type Config, ConfigError, publicOrigin } from '../config.ts';
+import { SignInThrottle } from '../http/sign-in-throttle.ts';
 import { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
+import { DailyUsageRecorder } from '../usage/daily-usage.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import { VerificationService } from '../usage/verification-service.ts';
 import { createListChecker } from '../verification/checks/domain-lists.ts';
@@ -122,7 +126,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     overrides.verifier === undefined ? await createVerifierParts(config, warn, shared) : undefined;
   const verifier = overrides.verifier ?? built!.verifier;
   const secretKey = await loadSecretKey(config);
-  const store = await openConfiguredStore(config);
+  const store = await openConfiguredStore(config, plans);
   if (store.kind === 'sqlite') for (const exposed of exposedDataFiles(config.MAILVET_DATA_DIR)) warn(exposed);
   const queue = createQueue(config, failListsGivenUp(store.lists, warn));
   const lists = new ListService({
@@ -133,9 +137,18 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         `list ${listId} not queued now (${error instanceof Error ? error.message : String(error)}); a worker sweep will pick it up`,
       ),
   });
+  const daily = new DailyUsageRecorder(store);
+  // Display figures: added to the store once a second, and at close.
+  const flushDaily = () =>
+    daily.flush().catch((error: unknown) => log.warn({ err: error }, 'daily usage figures not saved yet'));
+  const dailyTimer = setInterval(flushDaily, DAILY_FLUSH_MS);
+  dailyTimer.unref();
+  const rateLimiter = overrides.rateLimiter ?? shared?.rateLimiter ?? new MemoryRateLimiter(clock);
+  const origin = publicOrigin(config);
   const service = new VerificationService({
     verifier,
     usage: store,
+    daily,
     cache: shared?.resultCache ?? new MemoryResultCache(),
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
     inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
@@ -147,8 +160,25 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     verifier,
     store,
     service,
-    rateLimiter: overrides.rateLimiter ?? shared?.rateLimiter ?? new MemoryRateLimiter(clock),
+    rateLimiter,
     plans,
+    daily,
+    keyUse: new KeyUseRecorder(store, (error) => log.warn({ err: error }, 'could not record a key use')),
+    dashboard: {
+      sessions: {
+        manager: new SessionManager({
+          users: store.users,
+          secretKey,
+          ...(overrides.now && { now: overrides.now }),
+        }),
+        publicOrigin: origin,
+        secureCookie: origin.startsWith('https:'),
+      },
+      throttle: new SignInThrottle(rateLimiter),
+      signup: config.MAILVET_SIGNUP,
+      plan: DEFAULT_PLAN,
+    },
+    ...(overrides.now && { now: overrides.now }),
     queue,
     lists,
     secretKey,
@@ -160,12 +190,17 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       return { ...(dns && { dns }), ...(redisLine && { redis: redisLine }) };
     },
     close: async () => {
+      clearInterval(dailyTimer);
+      await flushDaily();
       await queue.close();
       await store.close();
       if (redis !== undefined) await closeRedis(redis);
     },
   };
 }
+
+/** How often the daily usage figures are added to the store, ms. */
+const DAILY_FLUSH_MS = 1000;
 
 function stderrWarn(message: string): void {
   process.stderr.write(`mailvet: ${message}\n`);
@@ -222,12 +257,23 @@ export function createProber(
   });
 }
 
-/** The configured store (SQLite in the data directory, or PostgreSQL), migrated. */
-export function openConfiguredStore(config: Config): Promise<Store> {
-  return openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+/** The configured store (SQLite in the data directory, or PostgreSQL), migrated with the plans in force. */
+export async function openConfiguredStore(
+  config: Config,
+  plans?: Readonly<Record<string, Plan>>,
+): Promise<Store> {
+  return openStore({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.MAILVET_DATA_DIR,
+    plans: plans ?? (await loadPlans(config)),
+  });
 }
 
 /** Applies pending migrations to the configured store and closes it; returns their names. */
-export function migrateConfiguredStore(config: Config): Promise<string[]> {
-  return migrateOnly({ databaseUrl: config.DATABASE_URL, dataDir: config.MAILVET_DATA_DIR });
+export async function migrateConfiguredStore(config: Config): Promise<string[]> {
+  return migrateOnly({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.MAILVET_DATA_DIR,
+    plans: await loadPlans(config),
+  });
 }

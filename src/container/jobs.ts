@@ -75,6 +75,7 @@ export function startWorker(services: Services): JobRuntime {
     plans,
     verify: (email, options) => services.service.verifyUncharged(email, options),
     recheckDelayMs: config.MAILVET_LIST_RECHECK_MS,
+    daily: services.daily,
   });
   const webhooks = new WebhookDispatcher({
     lists: store.lists,

@@ -2,11 +2,14 @@
  * What the composition root hands the API, the worker and the CLI: the services wired from
  * configuration. Its own module, so the wiring files can share it without importing each other.
  */
+import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
 import type { Config } from '../config.ts';
+import type { DashboardAuth } from '../http/routes/v1/index.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
+import type { DailyUsageRecorder } from '../usage/daily-usage.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
 import type { Verifier } from '../verification/pipeline.ts';
@@ -22,6 +25,14 @@ export interface Services {
   service: VerificationService;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
+  /** The daily usage figures (verifications by status, bulk requests, list rows). */
+  daily: DailyUsageRecorder;
+  /** Records keys' last use. */
+  keyUse: KeyUseRecorder;
+  /** Sign-up, sign-in and sessions of the dashboard. */
+  dashboard: DashboardAuth;
+  /** The service's wall clock, when a test sets it. */
+  now?: () => Date;
   /** Carries list jobs to workers (in-process embedded, BullMQ in scale-out). */
   queue: JobQueue;
   /** List jobs for the API. */

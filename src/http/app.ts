@@ -4,8 +4,11 @@
  * and registers it. `server.ts` adds listening, timeouts and graceful shutdown; tests call
  * `buildApp` and `inject()`.
  */
+
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
@@ -19,19 +22,28 @@ import {
 } from './connection-limits.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
 import { type LoggerSettings, loggerOptions } from './logger.ts';
+import { dashboardPlugin } from './plugins/dashboard.ts';
 import { gracefulClosePlugin } from './plugins/graceful-close.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
-import { v1Routes } from './routes/v1/index.ts';
+import { type DashboardAuth, v1Routes } from './routes/v1/index.ts';
 import { sharedSchemas } from './schemas/responses.ts';
 
 /** What the API runs on. */
 export interface AppDeps {
   service: Pick<VerificationService, 'verifyOne' | 'verifyBulk' | 'quotaState'>;
-  store: Pick<Store, 'findApiKeyByHash' | 'ping'>;
+  store: Store;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
+  /** Records keys' last use. */
+  keyUse?: Pick<KeyUseRecorder, 'used'>;
+  /** Sign-up, sign-in and sessions (the dashboard); without it only API keys are accepted. */
+  dashboard?: DashboardAuth;
+  /** The service's wall clock (usage days and months). */
+  now?: () => Date;
+  /** The built dashboard's folder (default `dist/web`). */
+  dashboardRoot?: string;
   /** Readiness checks for /readyz; by default the store's ping plus `moreReadiness`. */
   ready?: () => Promise<ReadinessChecks>;
   /** List jobs (absent in tests of the verification routes alone). */
@@ -75,11 +87,14 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   app.setNotFoundHandler(handleNotFound);
   await app.register(requestIdPlugin);
   await app.register(gracefulClosePlugin);
+  await app.register(fastifyCookie);
   // Before the routes: the OpenAPI generator collects routes as they are added.
   await app.register(openApiPlugin);
   const ready = deps.ready ?? (() => defaultReadiness(deps));
   await app.register(healthRoutes, { ready });
   await app.register(v1Routes, { ...deps, prefix: '/api/v1' });
+  // Last: it answers every other GET with the single-page app, leaving /api and the probes alone.
+  await app.register(dashboardPlugin, { root: deps.dashboardRoot });
 });
 
 /** A Fastify instance serving the API; call `ready()`, `inject()` or `listen()` on it. */

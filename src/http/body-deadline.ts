@@ -25,7 +25,9 @@ export function addBodyDeadline(app: FastifyInstance, timeoutMs: number): void {
       return;
     }
     const timer = setTimeout(() => {
-      if (raw.complete || reply.sent) return;
+      // `complete` is Node's own mark; `readableEnded` also covers an injected request (tests),
+      // whose body arrived whole but which never sets it: a slow answer is not a slow body.
+      if (raw.complete || raw.readableEnded || reply.sent) return;
       const timedOut = Object.assign(new Error('request body not received in time'), {
         code: 'ERR_HTTP_REQUEST_TIMEOUT',
       });

@@ -15,13 +15,21 @@ import { type FieldError, fieldErrorsOf } from './schemas/validation-errors.ts';
 /** Every error code the API answers with, its status and default message. */
 export const ERROR_CODES = {
   bad_request: { status: 400, message: 'The request body must be a JSON object sent as application/json' },
-  unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API_KEY>' },
+  unauthorized: {
+    status: 401,
+    message: 'A valid API key (Authorization: Bearer <API_KEY>) or a signed-in session is required',
+  },
+  forbidden: { status: 403, message: 'This request is not allowed' },
+  signup_closed: {
+    status: 403,
+    message: 'Sign-up is closed on this service: ask its operator for an account',
+  },
   not_found: { status: 404, message: 'No such endpoint' },
   request_timeout: { status: 408, message: 'The request was not received in time' },
   conflict: { status: 409, message: "The list's state does not allow this" },
   storage_limit_reached: { status: 413, message: "The account's lists hold as many rows as its plan allows" },
   validation_failed: { status: 422, message: 'The request body is not valid' },
-  rate_limited: { status: 429, message: "The key's per-second rate limit is exceeded" },
+  rate_limited: { status: 429, message: 'The per-second rate limit is exceeded' },
   quota_exceeded: { status: 429, message: 'The monthly verification quota is used up' },
   bulk_quota_exceeded: { status: 429, message: 'The monthly bulk-request quota is used up' },
   too_many_lists: { status: 429, message: 'The account has as many unfinished lists as its plan allows' },
@@ -72,6 +80,11 @@ export function unauthorized(tokenGiven: boolean): ApiError {
     message: tokenGiven ? 'The API key is not valid or has been revoked' : undefined,
     headers: { 'www-authenticate': tokenGiven ? 'Bearer error="invalid_token"' : 'Bearer' },
   });
+}
+
+/** 401 for a sign-in that failed, or a session that ended; the challenge names the other way in. */
+export function notSignedIn(message: string): ApiError {
+  return new ApiError('unauthorized', { message, headers: { 'www-authenticate': 'Bearer' } });
 }
 
 /** 404 for a route that does not exist. */

@@ -5,10 +5,13 @@
  * list. Everything it knows is in the store, so a run can stop anywhere (pause, cancel, kill -9)
  * and a later run carries on: no address is charged twice or gets two results.
  */
-import { effectiveLimits, type Plan } from '../accounts/plans.ts';
+import type { Plan } from '../accounts/plans.ts';
 import type { ApiKeyRecord } from '../accounts/ports.ts';
 import type { Store } from '../store.ts';
+import type { DailyUsageRecorder } from '../usage/daily-usage.ts';
+import { meterFor, verificationCeiling } from '../usage/meter.ts';
 import { monthOf, nextMonthStart } from '../usage/months.ts';
+import type { Ceiling } from '../usage/ports.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { listEventDelivery, recordListEnd } from '../webhooks/events.ts';
@@ -16,7 +19,7 @@ import type { AddressCharge, ListRecord, ListStore, PendingAddress, PendingCurso
 import { ResultBuffer } from './result-buffer.ts';
 
 export interface ListRunnerDeps {
-  store: Pick<Store, 'findApiKeyById'> & { lists: ListStore };
+  store: Pick<Store, 'findApiKeyById' | 'findAccount'> & { lists: ListStore };
   plans: Readonly<Record<string, Plan>>;
   /** Verifies one address without charging; `fresh` skips the result cache. */
   verify: (email: string, options: { fresh: boolean; accountId?: string }) => Promise<VerificationResult>;
@@ -32,6 +35,8 @@ export interface ListRunnerDeps {
   batchSize?: number;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
+  /** Counts the daily figures (verifications by status, list rows). */
+  daily?: Pick<DailyUsageRecorder, 'record'>;
 }
 
 /** How a run ended: `waitUntil` when only re-checks remain, the first due then (the slot is free meanwhile). */
@@ -94,19 +99,21 @@ export class ListRunner {
     }
     const key = await this.#liveKey(list);
     if (key === null) return {};
-    const limits = effectiveLimits(this.#deps.plans, key.plan, key);
+    const account = await this.#deps.store.findAccount(list.accountId);
+    if (account === null) return {};
+    const ceiling = verificationCeiling(meterFor(this.#deps.plans, account, key));
     // A crash between saving results and counting them leaves the counters short: heal them.
     await lists.recount(listId);
 
-    let end = await this.#pass(list, limits.monthlyVerifications, false);
+    let end = await this.#pass(list, ceiling, false);
     // Paused and resumed while this run was finishing its verifications in flight: carry on.
     while (end === 'stopped' && (await this.#stillRunning(listId))) {
-      end = await this.#pass(list, limits.monthlyVerifications, false);
+      end = await this.#pass(list, ceiling, false);
     }
     while (end === 'done') {
       const due = await lists.dueRechecks(listId, this.#now(), this.#batchSize);
       if (due.length > 0) {
-        end = await this.#pass(list, limits.monthlyVerifications, true, due);
+        end = await this.#pass(list, ceiling, true, due);
         continue;
       }
       const next = await lists.nextRecheckAt(listId);
@@ -138,7 +145,7 @@ export class ListRunner {
    */
   async #pass(
     list: ListRecord,
-    limit: number,
+    ceiling: Ceiling,
     fresh: boolean,
     rechecks?: PendingAddress[],
   ): Promise<PassEnd> {
@@ -159,7 +166,7 @@ export class ListRunner {
     }, STOP_CHECK_MS);
     watcher.unref();
     try {
-      return await this.#passWork(list, limit, fresh, buffer, state, rechecks);
+      return await this.#passWork(list, ceiling, fresh, buffer, state, rechecks);
     } finally {
       clearInterval(watcher);
     }
@@ -167,7 +174,7 @@ export class ListRunner {
 
   async #passWork(
     list: ListRecord,
-    limit: number,
+    ceiling: Ceiling,
     fresh: boolean,
     buffer: ResultBuffer,
     state: PassState,
@@ -176,7 +183,7 @@ export class ListRunner {
     const { lists } = this.#deps.store;
     if (rechecks !== undefined) {
       let given = false;
-      await this.#drain(list, limit, fresh, buffer, state, async () => {
+      await this.#drain(list, ceiling, fresh, buffer, state, async () => {
         if (given) return [];
         given = true;
         return rechecks;
@@ -188,7 +195,7 @@ export class ListRunner {
           const next = await domains.next();
           if (next.done) return;
           let cursor: PendingCursor | null = null;
-          await this.#drain(list, limit, fresh, buffer, state, async () => {
+          await this.#drain(list, ceiling, fresh, buffer, state, async () => {
             const batch = await lists.pendingAddresses(list.id, cursor, this.#batchSize, next.value);
             const last = batch.at(-1);
             if (last !== undefined) cursor = { domain: last.domain, firstRow: last.firstRow };
@@ -222,7 +229,7 @@ export class ListRunner {
    */
   async #drain(
     list: ListRecord,
-    limit: number,
+    ceiling: Ceiling,
     fresh: boolean,
     buffer: ResultBuffer,
     state: PassState,
@@ -238,7 +245,12 @@ export class ListRunner {
       }
       const batch = await nextBatch();
       if (batch.length === 0) break;
-      const charge: AddressCharge = { keyId: list.apiKeyId, month: monthOf(this.#now()), limit };
+      const charge: AddressCharge = {
+        accountId: list.accountId,
+        keyId: list.apiKeyId,
+        month: monthOf(this.#now()),
+        ceiling,
+      };
       const uncharged = batch.filter((address) => !address.charged).map((address) => address.addressKey);
       const { charged, stopped } = await lists.chargeAddresses(list.id, uncharged, charge);
       if (stopped === true) {
@@ -286,6 +298,10 @@ export class ListRunner {
     // cancel was acknowledged would be a lie (a cancel gives back in-flight charges itself).
     if (isRefundable(result) && state.end !== 'stopped') {
       await this.#deps.store.lists.unchargeAddresses(buffer.listId, [address.addressKey], charge);
+    } else if (state.end !== 'stopped') {
+      const now = this.#now();
+      this.#deps.daily?.record(charge, result.status, 1, now);
+      this.#deps.daily?.record(charge, 'list_rows', address.rowCount, now);
     }
     await buffer.save(address.addressKey, result);
   }

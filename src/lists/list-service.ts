@@ -166,7 +166,12 @@ export class ListService {
       await recordListEnd(lists, listId, 'cancelled', this.#now());
       const inFlight = await lists.inFlightCharges(listId);
       // Each unit goes back to the month it was charged in (a list paused since an earlier month).
-      const charge = { keyId: outcome.list.apiKeyId, month: monthOf(this.#now()), limit: 0 };
+      const charge = {
+        accountId: outcome.list.accountId,
+        keyId: outcome.list.apiKeyId,
+        month: monthOf(this.#now()),
+        ceiling: { account: 0, key: null },
+      };
       if (inFlight.length > 0) await lists.unchargeAddresses(listId, inFlight, charge);
     }
     return outcome;

@@ -8,16 +8,18 @@
  * - finished lists past their plan's retention are deleted, rows and results with them (SQLite
  *   reuses the freed pages for later lists).
  */
-import { DEFAULT_PLAN, effectiveLimits, type Plan, storageLimits } from '../accounts/plans.ts';
+import { DEFAULT_PLAN, type Plan, storageLimits } from '../accounts/plans.ts';
 import type { AccountStore } from '../accounts/ports.ts';
 import type { PeriodicTask } from '../jobs/periodic-tasks.ts';
 import type { JobQueue } from '../jobs/ports.ts';
+import { meterOfKey, remainingUnder, verificationCeiling } from '../usage/meter.ts';
 import { monthOf } from '../usage/months.ts';
 import type { UsageStore } from '../usage/ports.ts';
 import { type ListStore, listJob } from './ports.ts';
 
 export interface ListSweepDeps {
-  store: Pick<AccountStore, 'findApiKeyById'> & Pick<UsageStore, 'usage'> & { lists: ListStore };
+  store: Pick<AccountStore, 'findApiKeyById' | 'findAccount'> &
+    Pick<UsageStore, 'usage'> & { lists: ListStore };
   plans: Readonly<Record<string, Plan>>;
   queue: Pick<JobQueue, 'enqueue'>;
   /** How often the sweep runs, ms (default 30 s). */
@@ -51,11 +53,11 @@ export function listSweepTask(deps: ListSweepDeps): PeriodicTask {
 /** Queues again every list paused for quota whose key has quota again this month. */
 async function resumeQuotaPaused(deps: ListSweepDeps, at: Date): Promise<void> {
   for (const { id, apiKeyId } of await deps.store.lists.quotaPausedLists()) {
-    const key = await deps.store.findApiKeyById(apiKeyId);
-    if (key === null || key.revokedAt !== null) continue;
-    const { monthlyVerifications } = effectiveLimits(deps.plans, key.plan, key);
-    const usage = await deps.store.usage(apiKeyId, monthOf(at));
-    if (usage.verifications >= monthlyVerifications) continue;
+    const found = await meterOfKey(deps.store, deps.plans, apiKeyId);
+    if (found === null || found.key.revokedAt !== null) continue;
+    const usage = await deps.store.usage(found.meter, monthOf(at));
+    const used = { account: usage.account.verifications, key: usage.key.verifications };
+    if (remainingUnder(verificationCeiling(found.meter), used) === 0) continue;
     const resumed = await deps.store.lists.transition(id, ['paused'], 'queued', at, {
       pauseReason: null,
       message: null,

@@ -15,7 +15,7 @@ import type { ListRunner } from './list-runner.ts';
 import { compareTurns, type ListStore, type ListTurn, listJob } from './ports.ts';
 
 export interface ListTurnsDeps {
-  store: Pick<Store, 'findApiKeyById'> & { lists: ListStore };
+  store: Pick<Store, 'findApiKeyById' | 'findAccount'> & { lists: ListStore };
   plans: Readonly<Record<string, Plan>>;
   queue: Pick<JobQueue, 'enqueue'>;
   runner: Pick<ListRunner, 'run'>;
@@ -30,7 +30,11 @@ const TURNS_QUEUED = 4;
 export function listTurnsHandler(deps: ListTurnsDeps): JobHandler {
   const { lists } = deps.store;
 
-  const capFor = (key: ApiKeyRecord): number => effectiveLimits(deps.plans, key.plan, key).maxRunningLists;
+  /** The running lists the key's account's plan allows; 0 when the account is gone. */
+  const capFor = async (key: ApiKeyRecord): Promise<number> => {
+    const account = await deps.store.findAccount(key.accountId);
+    return account === null ? 0 : effectiveLimits(deps.plans, account.plan, account).maxRunningLists;
+  };
 
   /**
    * The running lists a key's plan allows, 0 for a key that is gone (its run fails the list); each
@@ -97,7 +101,7 @@ export function listTurnsHandler(deps: ListTurnsDeps): JobHandler {
         return;
       }
     }
-    const start = await lists.startRun(listId, deps.now(), capFor(key));
+    const start = await lists.startRun(listId, deps.now(), await capFor(key));
     if (start.kind === 'idle' || start.kind === 'capped') return;
     if (start.kind === 'waiting') return { runAgainInMs: Date.parse(start.at) - deps.now().getTime() };
     // A slot may be free beside this one: queue whoever's turn is next.

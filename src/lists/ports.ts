@@ -5,6 +5,7 @@
  */
 import type { JobRef } from '../jobs/ports.ts';
 import type { UsageMonth } from '../usage/months.ts';
+import type { Ceiling, UsageOwner, Used } from '../usage/ports.ts';
 import type { Status, VerificationResult } from '../verification/report.ts';
 import type { WebhookOutbox } from '../webhooks/ports.ts';
 
@@ -79,6 +80,8 @@ export interface PendingAddress {
   email: string;
   domain: string;
   firstRow: number;
+  /** Rows of the list with this address. */
+  rowCount: number;
   charged: boolean;
   /** Verifications already made (provisional results that were re-checked). */
   attempts: number;
@@ -98,11 +101,10 @@ export interface ResultRow {
   result: VerificationResult | null;
 }
 
-/** The charge of one batch of a list's addresses against the key's monthly quota. */
-export interface AddressCharge {
-  keyId: string;
+/** The charge of one batch of a list's addresses against its account's quota and its key's cap. */
+export interface AddressCharge extends UsageOwner {
   month: UsageMonth;
-  limit: number;
+  ceiling: Ceiling;
 }
 
 /** An account's share of list storage. */
@@ -257,10 +259,10 @@ export interface ListStore extends WebhookOutbox {
     listId: string,
     addressKeys: readonly string[],
     charge: AddressCharge,
-  ): Promise<{ charged: string[]; used: number; stopped?: true }>;
+  ): Promise<{ charged: string[]; used: Used; stopped?: true }>;
   /**
    * Gives back the charge of addresses (a result our own DNS failure spoiled, work in flight at a
-   * cancel) to `charge.keyId`, each unit to the month it was charged in: a re-check weeks later
+   * cancel) to the charge's account and key, each unit to the month it was charged in: a re-check weeks later
    * must not lower this month's usage for last month's charge. `charge.month` stands in for
    * addresses charged before the month was recorded.
    */

@@ -3,13 +3,14 @@
  * conditional updates in the store), answers from the result cache, runs the pipeline, and gives
  * back the units of results our own DNS failure spoiled (`isRefundable`). No HTTP here: routes call it.
  */
-import type { Plan } from '../accounts/plans.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { Reason, VerificationResult } from '../verification/report.ts';
+import type { DailyUsageRecorder } from './daily-usage.ts';
+import { bulkCeiling, keyLimit, type Meter, remainingUnder, verificationCeiling } from './meter.ts';
 import { monthOf, nextMonthStart } from './months.ts';
-import type { ResultCache, UsageStore } from './ports.ts';
+import type { Ceiling, ResultCache, UsageStore, Used } from './ports.ts';
 
 /** Probe outcomes that say nothing lasting about the address. */
 const INCONCLUSIVE_REASONS: ReadonlySet<Reason> = new Set<Reason>([
@@ -22,13 +23,8 @@ const INCONCLUSIVE_REASONS: ReadonlySet<Reason> = new Set<Reason>([
 ]);
 const DEFAULT_INCONCLUSIVE_TTL_SECONDS = 300;
 
-/** The authenticated key a request acts for, with the figures that apply to it. */
-export interface Caller {
-  keyId: string;
-  /** The account the key belongs to: it owns the key's list jobs. */
-  accountId: string;
-  limits: Plan;
-}
+/** The authenticated key (or the dashboard's) a request acts for, with its account's figures and its caps. */
+export type Caller = Meter;
 
 /** The monthly quota after a request (the `X-Quota-*` headers). */
 export interface QuotaState {
@@ -63,6 +59,8 @@ export interface VerificationServiceDeps {
   inconclusiveTtlSeconds?: number;
   /** Wall-clock time, for the calendar month. */
   now?: () => Date;
+  /** Counts the daily figures (verifications by status, bulk requests). */
+  daily?: Pick<DailyUsageRecorder, 'record'>;
 }
 
 /** Verifies for API callers, charging their quota. */
@@ -79,16 +77,16 @@ export class VerificationService {
   async verifyOne(caller: Caller, email: string): Promise<VerifyOutcome> {
     const now = this.#now();
     const month = monthOf(now);
-    const limit = caller.limits.monthlyVerifications;
-    const charge = await this.#deps.usage.chargeVerifications(caller.keyId, month, 1, limit);
-    if (charge.granted === 0) return { kind: 'quota_exceeded', quota: quotaState(limit, charge.used, now) };
+    const ceiling = verificationCeiling(caller);
+    const charge = await this.#deps.usage.chargeVerifications(caller, month, 1, ceiling);
+    if (charge.granted === 0) return { kind: 'quota_exceeded', quota: quotaState(ceiling, charge.used, now) };
     const result = await this.#verifyCached(addressKey(email), email, false, caller.accountId);
     let used = charge.used;
     if (isRefundable(result)) {
-      await this.#deps.usage.refundVerifications(caller.keyId, month, 1);
-      used -= 1;
-    }
-    return { kind: 'ok', result, quota: quotaState(limit, used, now) };
+      await this.#deps.usage.refundVerifications(caller, month, 1);
+      used = { account: used.account - 1, key: used.key - 1 };
+    } else this.#deps.daily?.record(caller, result.status, 1, now);
+    return { kind: 'ok', result, quota: quotaState(ceiling, used, now) };
   }
 
   /**
@@ -99,29 +97,24 @@ export class VerificationService {
   async verifyBulk(caller: Caller, emails: readonly string[]): Promise<BulkOutcome> {
     const now = this.#now();
     const month = monthOf(now);
-    const { keyId, limits } = caller;
+    const ceiling = verificationCeiling(caller);
     const keys = emails.map(addressKey);
     const unique = [...new Set(keys)];
+    const { usage } = this.#deps;
 
-    const bulk = await this.#deps.usage.chargeBulkRequest(keyId, month, limits.monthlyBulkRequests);
+    const bulk = await usage.chargeBulkRequest(caller, month, bulkCeiling(caller));
     if (!bulk.granted) {
-      const usage = await this.#deps.usage.usage(keyId, month);
-      return {
-        kind: 'bulk_quota_exceeded',
-        quota: quotaState(limits.monthlyVerifications, usage.verifications, now),
-      };
+      const current = await usage.usage(caller, month);
+      const used = { account: current.account.verifications, key: current.key.verifications };
+      return { kind: 'bulk_quota_exceeded', quota: quotaState(ceiling, used, now) };
     }
-    const charge = await this.#deps.usage.chargeVerifications(
-      keyId,
-      month,
-      unique.length,
-      limits.monthlyVerifications,
-    );
+    const charge = await usage.chargeVerifications(caller, month, unique.length, ceiling);
     if (charge.granted === 0) {
       // Nothing will be done: the bulk unit is not spent on a refused request.
-      await this.#deps.usage.refundBulkRequest(keyId, month);
-      return { kind: 'quota_exceeded', quota: quotaState(limits.monthlyVerifications, charge.used, now) };
+      await usage.refundBulkRequest(caller, month);
+      return { kind: 'quota_exceeded', quota: quotaState(ceiling, charge.used, now) };
     }
+    this.#deps.daily?.record(caller, 'bulk_requests', 1, now);
 
     const processed = new Map<string, Promise<VerificationResult>>();
     for (const key of unique.slice(0, charge.granted)) {
@@ -131,8 +124,12 @@ export class VerificationService {
     const verified = new Map<string, VerificationResult>();
     for (const [key, pending] of processed) verified.set(key, await pending);
 
-    const spoiled = [...verified.values()].filter(isRefundable).length;
-    if (spoiled > 0) await this.#deps.usage.refundVerifications(keyId, month, spoiled);
+    let spoiled = 0;
+    for (const result of verified.values()) {
+      if (isRefundable(result)) spoiled += 1;
+      else this.#deps.daily?.record(caller, result.status, 1, now);
+    }
+    if (spoiled > 0) await usage.refundVerifications(caller, month, spoiled);
 
     const results: VerificationResult[] = [];
     const unprocessed: string[] = [];
@@ -141,15 +138,16 @@ export class VerificationService {
       if (result === undefined) unprocessed.push(email);
       else results.push(result.email === email.trim() ? result : { ...result, email: email.trim() });
     });
-    const quota = quotaState(limits.monthlyVerifications, charge.used - spoiled, now);
-    return { kind: 'ok', results, unprocessed, quota };
+    const used = { account: charge.used.account - spoiled, key: charge.used.key - spoiled };
+    return { kind: 'ok', results, unprocessed, quota: quotaState(ceiling, used, now) };
   }
 
-  /** The key's quota as it stands, without charging (for responses that charge nothing). */
+  /** The caller's quota as it stands, without charging (for responses that charge nothing). */
   async quotaState(caller: Caller): Promise<QuotaState> {
     const now = this.#now();
-    const usage = await this.#deps.usage.usage(caller.keyId, monthOf(now));
-    return quotaState(caller.limits.monthlyVerifications, usage.verifications, now);
+    const current = await this.#deps.usage.usage(caller, monthOf(now));
+    const used = { account: current.account.verifications, key: current.key.verifications };
+    return quotaState(verificationCeiling(caller), used, now);
   }
 
   /**
@@ -202,11 +200,12 @@ export function addressKeyOf(normalized: ReturnType<typeof normalizeAddress>): s
   return `${normalized.localPart}@${normalized.asciiDomain ?? normalized.rawDomain}`;
 }
 
-function quotaState(limit: number, used: number, now: Date): QuotaState {
+/** The quota headers' figures: the limit that holds the key, and what is left under both ceilings. */
+export function quotaState(ceiling: Ceiling, used: Used, now: Date): QuotaState {
   const reset = nextMonthStart(now);
   return {
-    limit,
-    remaining: Math.max(0, limit - used),
+    limit: keyLimit(ceiling),
+    remaining: remainingUnder(ceiling, used),
     resetAt: reset.toISOString(),
     resetSeconds: Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000)),
   };

@@ -24,6 +24,20 @@ export type Status =
   | 'DISPOSABLE'
   | 'ROLE_BASED';
 
+// Keyed by the union, so a status added to it breaks the build until it is listed here.
+const STATUSES: Record<Status, true> = {
+  VALID: true,
+  PROBABLY_VALID: true,
+  INVALID: true,
+  INVALID_SYNTAX: true,
+  INVALID_DOMAIN: true,
+  NO_MX_RECORDS: true,
+  DISPOSABLE: true,
+  ROLE_BASED: true,
+};
+/** Every status, in the order of DESIGN's table. */
+export const STATUS_NAMES = Object.keys(STATUSES) as Status[];
+
 /** The documented `reason` codes. Add codes only with documentation. */
 export const REASONS = [
   'syntax_invalid',

@@ -31,15 +31,18 @@ import { Verifier } from '../../src/verification/pipeline.ts';
 import type { Clock } from '../../src/verification/ports.ts';
 import { type DnsWorld, startDnsWorld, type Zones } from '../mailworld/dns-server.ts';
 
-/** Figures of a key: a plan and per-key overrides. */
+/**
+ * Figures of a key. Without `accountId` the key gets an account of its own on `plan` with these
+ * overrides; with it, they are the key's own caps in that account (and `plan` is ignored).
+ */
 export interface KeyFigures {
   /** Plan name (default `free`). */
   plan?: string;
-  /** Monthly verifications (override). */
+  /** Monthly verifications. */
   quota?: number;
-  /** Monthly bulk requests (override). */
+  /** Monthly bulk requests. */
   bulkQuota?: number;
-  /** Requests per second (override); the burst is twice this. */
+  /** Requests per second; the burst is twice this. */
   rate?: number;
   name?: string;
   /** An existing account to add the key to (default: a new account of its own). */
@@ -66,6 +69,8 @@ export interface TestAppOptions extends KeyFigures {
   /** The service's wall clock (calendar month). */
   now?: () => Date;
   plans?: Readonly<Record<string, Plan>>;
+  /** More configuration (e.g. MAILVET_SIGNUP, MAILVET_PUBLIC_URL). */
+  env?: Record<string, string>;
   logger?: LoggerSettings | false;
   appOptions?: Omit<BuildAppOptions, 'logger'>;
 }
@@ -86,6 +91,10 @@ export interface TestApp {
   addKey(figures?: KeyFigures): Promise<{ key: string; record: ApiKeyRecord }>;
   /** This month's usage of a key (default: the first one). */
   usage(keyId?: string): Promise<{ verifications: number; bulkRequests: number }>;
+  /** Adds the daily usage figures counted so far to the store (done once a second otherwise). */
+  flushDaily(): Promise<void>;
+  /** This month's usage of a key's account (default: the first key's). */
+  accountUsage(keyId?: string): Promise<{ verifications: number; bulkRequests: number }>;
   close(): Promise<void>;
 }
 
@@ -102,6 +111,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
       MAILVET_DATA_DIR: dataDir,
       MAILVET_SMTP_PROBE: 'false',
       MAILVET_RESULT_TTL: String(options.resultTtlSeconds ?? 0),
+      ...options.env,
     }),
     {
       log: createLogger(false),
@@ -115,28 +125,39 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
   const service = options.service ?? services.service;
   // Each key is its own customer, as `mailvet keys create` makes it, unless a test shares one.
   const addKey = (figures: KeyFigures = {}) =>
-    issueApiKey(store, {
-      accountId: figures.accountId,
-      name: figures.name ?? 'test key',
-      plan: figures.plan ?? 'free',
-      monthlyQuota: figures.quota,
-      bulkQuota: figures.bulkQuota,
-      rateLimit: figures.rate,
-    });
+    issueApiKey(
+      store,
+      figures.accountId === undefined
+        ? {
+            name: figures.name ?? 'test key',
+            plan: figures.plan ?? 'free',
+            monthlyQuota: figures.quota,
+            bulkQuota: figures.bulkQuota,
+            rateLimit: figures.rate,
+          }
+        : {
+            accountId: figures.accountId,
+            name: figures.name ?? 'test key',
+            caps: {
+              ...(figures.quota !== undefined && { monthlyQuota: figures.quota }),
+              ...(figures.bulkQuota !== undefined && { bulkQuota: figures.bulkQuota }),
+              ...(figures.rate !== undefined && { rateLimit: figures.rate }),
+            },
+          },
+    );
   const first = await addKey(options);
 
   const app = buildApp(
-    {
-      service,
-      store,
-      rateLimiter: services.rateLimiter,
-      plans: services.plans,
-      ready: options.ready,
-    },
+    { ...services, service, ready: options.ready },
     { ...options.appOptions, logger: options.logger ?? false },
   );
   await app.ready();
 
+  const usageOf = async (keyId: string) => {
+    const record = await store.findApiKeyById(keyId);
+    if (record === null) throw new Error(`no key ${keyId}`);
+    return store.usage({ accountId: record.accountId, keyId }, now().toISOString().slice(0, 7));
+  };
   let closed = false;
   return {
     app,
@@ -148,7 +169,9 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     service,
     auth: (key = first.key) => ({ authorization: `Bearer ${key}` }),
     addKey,
-    usage: (keyId = first.record.id) => store.usage(keyId, now().toISOString().slice(0, 7)),
+    usage: async (keyId = first.record.id) => (await usageOf(keyId)).key,
+    accountUsage: async (keyId = first.record.id) => (await usageOf(keyId)).account,
+    flushDaily: () => services.daily.flush(),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -3,6 +3,7 @@
  * counters, its stored results and the key's quota. The verifier is counted, so "verified once",
  * "never verified" and "re-checked" are observed rather than inferred from the counters.
  */
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { ListRunner, type ListRunnerDeps } from '../../src/lists/list-runner.ts'
 import type { UploadedRow } from '../../src/lists/ports.ts';
 import type { Store } from '../../src/store.ts';
 import type { Reason, Status, VerificationResult } from '../../src/verification/report.ts';
+import { accountUsage } from '../adapters/store/store-fixtures.ts';
 
 /** A fixed clock: usage lands in a known month and re-check times are exact. */
 const NOW = new Date('2026-03-10T12:00:00.000Z');
@@ -108,7 +110,7 @@ describe('ListRunner', () => {
     return list;
   };
   const results = async (id: string) => (await store.lists.resultRows(id, 0, 1000)).map((r) => r.result);
-  const used = async (key: ApiKeyRecord) => (await store.usage(key.id, MONTH)).verifications;
+  const used = async (key: ApiKeyRecord) => (await accountUsage(store, key, MONTH)).verifications;
   /** The webhook events recorded since the last call (claiming leases them away from the next). */
   const claimEvents = () =>
     store.lists.claimWebhookDeliveries(new Date(NOW.getTime() + 1000), new Date(NOW.getTime() + 3.6e6), 10);

@@ -18,7 +18,7 @@ export interface ListServer {
   url: string;
   dataDir: string;
   /** A key (default account) with these figures. */
-  key(figures?: { quota?: number; rate?: number; accountId?: string }): Promise<string>;
+  key(figures?: { quota?: number; rate?: number; name?: string }): Promise<string>;
   /** A key of a new account. */
   otherAccountKey(): Promise<string>;
   /** fetch against the server with the key. */
@@ -52,10 +52,9 @@ export async function startListServer(
   const server = await startServer(config, { logger: false, handleSignals: false, ...serverOptions });
   const { store } = server;
 
-  const key = async (figures: { quota?: number; rate?: number; accountId?: string } = {}) => {
+  const key = async (figures: { quota?: number; rate?: number; name?: string } = {}) => {
     const issued = await issueApiKey(store, {
-      accountId: figures.accountId,
-      name: 'list test',
+      name: figures.name ?? 'list test',
       plan: 'pro',
       monthlyQuota: figures.quota,
       rateLimit: figures.rate ?? 1000,
@@ -73,7 +72,7 @@ export async function startListServer(
     url: server.url,
     dataDir,
     key,
-    otherAccountKey: async () => key({ accountId: (await store.createAccount('Other')).id }),
+    otherAccountKey: async () => key({ name: 'Other' }),
     api,
     async waitFor(apiKey, id, done, guardMs = 60_000) {
       const deadline = Date.now() + guardMs;

@@ -3,6 +3,7 @@
  * duplicates verified and charged once, greylisted addresses re-checked before completion, results
  * in upload order (CSV keeps the uploaded columns), the signed completion webhook, and usage.
  */
+
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -12,6 +13,7 @@ import { parse } from 'csv-parse/sync';
 import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
 import { verifyWebhook } from '../../src/webhooks/signature.ts';
+import { usageOfKey } from '../helpers/usage.ts';
 import { createJsonList, type ListServer, startListServer } from './list-server.ts';
 
 let lists: ListServer;
@@ -147,7 +149,8 @@ describe('a JSON list', () => {
   });
 
   test('quota: each unique address charged once', async () => {
-    const usage = await lists.server.store.usage(
+    const usage = await usageOfKey(
+      lists.server.store,
       (await lists.server.store.listApiKeys()).find((record) => record.name === 'list test')!.id,
       monthOf(new Date()),
     );

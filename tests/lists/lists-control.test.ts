@@ -3,12 +3,14 @@
  * a list that runs out of quota pauses with a clear message, is never charged twice, and resumes
  * by itself once quota is back.
  */
+
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
+import { usageOfKey } from '../helpers/usage.ts';
 import { createJsonList, type ListServer, startListServer } from './list-server.ts';
 
 let lists: ListServer;
@@ -105,7 +107,7 @@ test('cancel keeps the results so far and records list.cancelled; delete removes
 });
 
 test('out of quota: the list pauses with a message, and resumes by itself when quota is back', async () => {
-  const quotaKey = await lists.key({ quota: 3 });
+  const quotaKey = await lists.key({ quota: 3, name: 'quota key' });
   const accept = lists.world.domains['accept-known'];
   const emails = ['alice', 'bob', 'carol', 'dave', 'erin', 'alice'].map((user) => `${user}@${accept}`);
   const created = await createJsonList(lists, quotaKey, { name: 'bigger than the quota', emails });
@@ -113,14 +115,16 @@ test('out of quota: the list pauses with a message, and resumes by itself when q
   assert.match(paused.message ?? '', /quota/i);
   assert.equal(paused.counts.processed, 4, 'three unique addresses: alice (twice), bob, carol');
 
-  const keyId = (await lists.server.store.listApiKeys()).find((record) => record.monthlyQuota === 3)!.id;
-  const usage = () => lists.server.store.usage(keyId, monthOf(new Date()));
+  const keyId = (await lists.server.store.listApiKeys()).find((record) => record.name === 'quota key')!.id;
+  const usage = () => usageOfKey(lists.server.store, keyId, monthOf(new Date()));
   assert.equal((await usage()).verifications, 3);
 
   // More quota for the key (as an operator would grant): the worker's sweep resumes the list.
   const db = new Database(join(lists.dataDir, 'mailvet.db'));
   try {
-    db.prepare('update api_keys set monthly_quota = 10 where id = ?').run(keyId);
+    db.prepare(
+      'update accounts set monthly_quota = 10 where id = (select account_id from api_keys where id = ?)',
+    ).run(keyId);
   } finally {
     db.close();
   }

@@ -4,6 +4,7 @@
  * once. Embedded (SQLite, in-process worker: the killed process is the API) and scale-out
  * (PostgreSQL + Redis, BullMQ: the killed process is the worker; another one takes the job over).
  */
+
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { openStore } from '../../src/adapters/store/open-store.ts';
 import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
+import { usageOfKey } from '../helpers/usage.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
 import { createKey, schemaFactory, spawnServe, spawnWorker } from '../scale-out/processes.ts';
 
@@ -127,7 +129,7 @@ describe('embedded (SQLite, in-process worker)', () => {
         await assertWhole(server.url, key, id, async () => {
           const store = await openStore({ dataDir });
           try {
-            return (await store.usage(keyId, monthOf(new Date()))).verifications;
+            return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
           } finally {
             await store.close();
           }
@@ -165,7 +167,7 @@ describe('scale-out (PostgreSQL, Redis, BullMQ workers)', () => {
       await assertWhole(api1.url, key, id, async () => {
         const store = await openStore({ databaseUrl, dataDir: '/nonexistent' });
         try {
-          return (await store.usage(keyId, monthOf(new Date()))).verifications;
+          return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
         } finally {
           await store.close();
         }

@@ -174,7 +174,7 @@ if (postgres.url === null || redis.url === null) {
       let server: ServeProcess;
       let key: string;
       /** A key of 1 request/s: its bucket stays in Redis for a second after a request. */
-      let probe: { id: string; key: string };
+      let probe: { id: string; accountId: string; key: string };
       let direct: Redis;
       before(async () => {
         const upstream = new URL(redisUrl);
@@ -197,7 +197,7 @@ if (postgres.url === null || redis.url === null) {
 
       /** Sends one request with the probe key; true when its bucket (see RedisRateLimiter) is in Redis. */
       const probeReachesRedis = async (): Promise<boolean> => {
-        const bucket = `${RATE_LIMIT_KEY_PREFIX}${probe.id}`;
+        const bucket = `${RATE_LIMIT_KEY_PREFIX}account:${probe.accountId}`;
         await direct.del(bucket);
         const response = await verify(server.url, probe.key, 'probe@acme.test');
         await response.arrayBuffer();

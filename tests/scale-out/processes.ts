@@ -121,6 +121,7 @@ export async function mailvet(args: string[], env: Record<string, string>): Prom
 /** A key made by `mailvet keys create --json`. */
 export interface CreatedKey {
   id: string;
+  accountId: string;
   key: string;
 }
 
@@ -132,11 +133,16 @@ export async function createKey(
 ): Promise<CreatedKey> {
   const created = JSON.parse(await mailvet(['keys', 'create', '--name', name, ...flags, '--json'], env)) as {
     id: unknown;
+    account_id: unknown;
     key: unknown;
   };
-  if (typeof created.id !== 'string' || typeof created.key !== 'string')
-    throw new Error('keys create --json printed no id or key');
-  return { id: created.id, key: created.key };
+  if (
+    typeof created.id !== 'string' ||
+    typeof created.key !== 'string' ||
+    typeof created.account_id !== 'string'
+  )
+    throw new Error('keys create --json printed no id, account_id or key');
+  return { id: created.id, accountId: created.account_id, key: created.key };
 }
 
 /** Schemas of this run's own on the PostgreSQL server at `baseUrl`; `dropAll()` removes them. */

@@ -4,9 +4,11 @@
  * rate limit is one bucket for both, and a key revoked through one is refused by the other at once.
  * Needs DATABASE_URL and REDIS_URL; skips without them, except under CI.
  */
+
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openStore } from '../../src/adapters/store/open-store.ts';
+import { accountUsage } from '../adapters/store/store-fixtures.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
 import {
@@ -109,7 +111,7 @@ if (postgres.url === null || redis.url === null) {
     const store = await openStore({ databaseUrl, dataDir: '/nonexistent/mailvet-data' });
     try {
       const month = new Date().toISOString().slice(0, 7);
-      assert.equal((await store.usage(key.id, month)).verifications, 250);
+      assert.equal((await accountUsage(store, key, month)).verifications, 250);
     } finally {
       await store.close();
     }

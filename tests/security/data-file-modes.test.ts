@@ -23,7 +23,7 @@ test('a new data directory is 0700 and its database files 0600, with a permissiv
   try {
     const dataDir = join(scratch, 'fresh', 'data');
     const store = await openStore({ dataDir });
-    await store.createAccount('writes, so the WAL and shared-memory files exist');
+    await store.createAccount({ name: 'writes, so the WAL and shared-memory files exist', plan: 'free' });
     assert.equal(await modeOf(dataDir), 0o700);
     for (const name of ['mailvet.db', 'mailvet.db-wal', 'mailvet.db-shm']) {
       assert.equal(await modeOf(join(dataDir, name)), 0o600, name);

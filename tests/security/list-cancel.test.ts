@@ -5,11 +5,13 @@
  * saved once the cancel was answered, and the account pays for exactly the addresses it got a
  * result for (in-flight charges are given back with the cancel).
  */
+
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
 import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
+import { usageOfKey } from '../helpers/usage.ts';
 import { createJsonList, type ListServer, startListServer } from '../lists/list-server.ts';
 
 let lists: ListServer;
@@ -31,7 +33,7 @@ test('after a cancel is answered, neither the processed count nor the usage move
   assert.equal(response.status, 200);
   const answered = (await response.json()) as ListView;
   assert.equal(answered.state, 'cancelled');
-  const usage = async () => (await store.usage(issued.record.id, monthOf(new Date()))).verifications;
+  const usage = async () => (await usageOfKey(store, issued.record.id, monthOf(new Date()))).verifications;
   const atCancel = { processed: answered.counts.processed, used: await usage() };
   assert.ok(atCancel.processed < emails.length, 'cancelled mid-run');
 

@@ -1,13 +1,15 @@
 /**
  * The verification service against the real SQLite store and the real pipeline over the DNS world.
  */
+
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { issueApiKey } from '../../src/accounts/key-issuance.ts';
-import { BUILT_IN_PLANS, type Plan } from '../../src/accounts/plans.ts';
+import { BUILT_IN_PLANS, effectiveLimits, type Plan } from '../../src/accounts/plans.ts';
+import type { Figures } from '../../src/accounts/ports.ts';
 import { SystemClock } from '../../src/adapters/clock/system.ts';
 import { CachedDnsResolver } from '../../src/adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from '../../src/adapters/dns/node-resolver.ts';
@@ -18,6 +20,7 @@ import { addressKey, type Caller, VerificationService } from '../../src/usage/ve
 import { defaultListChecker } from '../../src/verification/checks/domain-lists.ts';
 import { SkippingProber } from '../../src/verification/checks/smtp-skipped.ts';
 import { Verifier } from '../../src/verification/pipeline.ts';
+import { usageOfKey } from '../helpers/usage.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
 
 let world: DnsWorld;
@@ -30,13 +33,19 @@ let now: Date;
 
 const MONTH = '2026-11';
 
-function limits(monthlyVerifications: number, monthlyBulkRequests = 10): Plan {
-  return { ...BUILT_IN_PLANS.free!, monthlyVerifications, monthlyBulkRequests };
+function limits(monthlyVerifications: number, monthlyBulkRequests = 10): Required<Plan> {
+  return {
+    ...effectiveLimits(BUILT_IN_PLANS, 'free', NO_FIGURES),
+    monthlyVerifications,
+    monthlyBulkRequests,
+  };
 }
 
-async function newCaller(plan: Plan): Promise<Caller> {
+const NO_FIGURES = { monthlyQuota: null, bulkQuota: null, rateLimit: null };
+
+async function newCaller(plan: Required<Plan>, caps: Partial<Figures> = {}): Promise<Caller> {
   const { record: key } = await issueApiKey(store, { name: 'test', plan: 'free' });
-  return { keyId: key.id, accountId: key.accountId, limits: plan };
+  return { keyId: key.id, accountId: key.accountId, limits: plan, caps: { ...NO_FIGURES, ...caps } };
 }
 
 function service(resultTtlSeconds = 0): VerificationService {
@@ -92,7 +101,7 @@ describe('VerificationService.verifyOne', () => {
     assert.equal((await service().verifyOne(caller, 'bob@acme.test')).quota.remaining, 0);
     const refused = await service().verifyOne(caller, 'carol@acme.test');
     assert.equal(refused.kind, 'quota_exceeded');
-    assert.equal((await store.usage(caller.keyId, MONTH)).verifications, 2);
+    assert.equal((await usageOfKey(store, caller.keyId, MONTH)).verifications, 2);
     assert.deepEqual(verifyCalls, ['jane@acme.test', 'bob@acme.test']);
   });
 
@@ -102,7 +111,7 @@ describe('VerificationService.verifyOne', () => {
     const spoiled = await service().verifyOne(caller, 'jane@servfail.test');
     assert.equal(spoiled.kind === 'ok' && spoiled.result.reason, 'dns_error');
     assert.equal(spoiled.quota.remaining, 9);
-    assert.equal((await store.usage(caller.keyId, MONTH)).verifications, 1);
+    assert.equal((await usageOfKey(store, caller.keyId, MONTH)).verifications, 1);
   });
 
   it('a new calendar month (UTC) starts from zero', async () => {
@@ -120,7 +129,7 @@ describe('VerificationService.verifyOne', () => {
     const again = await cached.verifyOne(caller, '  jane@acme.test ');
     assert.equal(again.kind === 'ok' && again.result.email, 'jane@acme.test');
     assert.deepEqual(verifyCalls, ['jane@ACME.test']);
-    assert.equal((await store.usage(caller.keyId, MONTH)).verifications, 2);
+    assert.equal((await usageOfKey(store, caller.keyId, MONTH)).verifications, 2);
   });
 
   it('never caches our own DNS failure', async () => {
@@ -151,7 +160,7 @@ describe('VerificationService.verifyBulk', () => {
     );
     assert.deepEqual(outcome.unprocessed, []);
     assert.equal(verifyCalls.length, 3);
-    const usage = await store.usage(caller.keyId, MONTH);
+    const usage = await usageOfKey(store, caller.keyId, MONTH);
     assert.deepEqual(usage, { verifications: 3, bulkRequests: 1 });
     assert.equal(outcome.quota.remaining, 97);
   });
@@ -180,7 +189,7 @@ describe('VerificationService.verifyBulk', () => {
     const next = await service().verifyBulk(caller, ['x@acme.test']);
     assert.equal(next.kind, 'quota_exceeded');
     // A refused request does not spend a bulk unit.
-    assert.equal((await store.usage(caller.keyId, MONTH)).bulkRequests, 1);
+    assert.equal((await usageOfKey(store, caller.keyId, MONTH)).bulkRequests, 1);
   });
 
   it('refuses with bulk_quota_exceeded when the bulk requests are used up', async () => {
@@ -199,7 +208,7 @@ describe('VerificationService.verifyBulk', () => {
       'c@blackhole.test',
     ]);
     assert.equal(outcome.kind, 'ok');
-    assert.equal((await store.usage(caller.keyId, MONTH)).verifications, 1);
+    assert.equal((await usageOfKey(store, caller.keyId, MONTH)).verifications, 1);
     assert.equal(outcome.quota.remaining, 9);
   });
 });

@@ -9,9 +9,10 @@ interface Bucket {
   tokens: number;
   updatedMs: number;
   ratePerSecond: number;
+  capacity: number;
 }
 
-/** Token bucket per key, refilled continuously; burst is twice the rate (DESIGN §1). */
+/** Token bucket per name, refilled continuously; the burst is twice the rate unless given (DESIGN §1). */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
   readonly #clock: Clock;
@@ -22,24 +23,25 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#maxKeys = maxKeys;
   }
 
-  take(keyId: string, ratePerSecond: number): Promise<RateDecision> {
-    return Promise.resolve(this.takeNow(keyId, ratePerSecond));
+  take(bucketName: string, ratePerSecond: number, burst?: number): Promise<RateDecision> {
+    return Promise.resolve(this.takeNow(bucketName, ratePerSecond, burst));
   }
 
   /** The synchronous core, shared with tests. */
-  takeNow(keyId: string, ratePerSecond: number): RateDecision {
-    const capacity = ratePerSecond * 2;
+  takeNow(keyId: string, ratePerSecond: number, burst = ratePerSecond * 2): RateDecision {
+    const capacity = burst;
     const now = this.#clock.now();
     let bucket = this.#buckets.get(keyId);
     if (bucket === undefined) {
       if (this.#buckets.size >= this.#maxKeys) this.#evict(now);
-      bucket = { tokens: capacity, updatedMs: now, ratePerSecond };
+      bucket = { tokens: capacity, updatedMs: now, ratePerSecond, capacity };
       this.#buckets.set(keyId, bucket);
     } else {
       const refill = ((now - bucket.updatedMs) / 1000) * ratePerSecond;
       bucket.tokens = Math.min(capacity, bucket.tokens + refill);
       bucket.updatedMs = now;
       bucket.ratePerSecond = ratePerSecond;
+      bucket.capacity = capacity;
     }
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
@@ -52,8 +54,8 @@ export class MemoryRateLimiter implements RateLimiter {
     let fullest: string | null = null;
     let fullestShare = -1;
     for (const [key, bucket] of this.#buckets) {
-      const capacity = bucket.ratePerSecond * 2;
-      const share = (bucket.tokens + ((now - bucket.updatedMs) / 1000) * bucket.ratePerSecond) / capacity;
+      const share =
+        (bucket.tokens + ((now - bucket.updatedMs) / 1000) * bucket.ratePerSecond) / bucket.capacity;
       if (share >= 1) this.#buckets.delete(key);
       else if (share > fullestShare) {
         fullest = key;

@@ -14,14 +14,14 @@ import { decision } from './memory.ts';
 /** Default key prefix; the bucket of key `k` lives in the hash `mailvet:rl:k`. */
 export const RATE_LIMIT_KEY_PREFIX = 'mailvet:rl:';
 
-// KEYS[1] the bucket hash {tokens, ms}; ARGV[1] the rate per second. Returns {allowed, tokens}
+// KEYS[1] the bucket hash {tokens, ms}; ARGV[1] the rate per second, ARGV[2] the burst. Returns {allowed, tokens}
 // with tokens as a string: Lua numbers become integers on the way out, and the fraction matters.
 // Numbers are stored with %.17g so nothing is lost to Lua's default 14-digit formatting (a
 // millisecond timestamp already has 13 digits before the point).
 const TAKE_TOKEN_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
 local rate = tonumber(ARGV[1])
-local capacity = rate * 2
+local capacity = tonumber(ARGV[2])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'ms')
@@ -47,7 +47,7 @@ return {allowed, string.format('%.17g', tokens)}
 
 const COMMAND = 'mailvetTakeToken';
 
-type TokenCommand = (key: string, ratePerSecond: number) => Promise<[number, string]>;
+type TokenCommand = (key: string, ratePerSecond: number, burst: number) => Promise<[number, string]>;
 
 /** The Redis-backed token bucket; atomic across processes, timed by the Redis server's clock. */
 export class RedisRateLimiter implements RateLimiter {
@@ -65,12 +65,14 @@ export class RedisRateLimiter implements RateLimiter {
     this.#prefix = keyPrefix;
   }
 
-  /** Takes one token from `keyId`'s bucket; rejects when Redis does not answer (see the fallback). */
-  async take(keyId: string, ratePerSecond: number): Promise<RateDecision> {
+  /** Takes one token from the named bucket; rejects when Redis does not answer (see the fallback). */
+  async take(bucketName: string, ratePerSecond: number, burst = ratePerSecond * 2): Promise<RateDecision> {
     if (!(ratePerSecond > 0 && Number.isFinite(ratePerSecond))) {
       throw new RangeError(`rate limit must be a positive number, got ${ratePerSecond}`);
     }
-    const [allowed, tokens] = await this.#takeToken(this.#prefix + keyId, ratePerSecond);
-    return decision(allowed === 1, Number.parseFloat(tokens), ratePerSecond * 2, ratePerSecond);
+    if (!(burst >= 1 && Number.isFinite(burst)))
+      throw new RangeError(`burst must be at least 1, got ${burst}`);
+    const [allowed, tokens] = await this.#takeToken(this.#prefix + bucketName, ratePerSecond, burst);
+    return decision(allowed === 1, Number.parseFloat(tokens), burst, ratePerSecond);
   }
 }

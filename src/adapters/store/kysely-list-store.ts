@@ -24,11 +24,12 @@ import {
   type ListStart,
   type ListTurn,
 } from '../../lists/ports.ts';
+import type { Used } from '../../usage/ports.ts';
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
-import { holdLiveList } from './list-liveness.ts';
-import { type CountColumn, countColumnOf, STATUS_COUNT_COLUMNS, toListRecord } from './list-rows.ts';
+import { countColumnOf, STATUS_COUNT_COLUMNS, toListRecord } from './list-rows.ts';
 import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
+import { refundRows } from './usage-queries.ts';
 
 /**
  * The writes each dialect supplies (`sqlite/list-writes.ts`, `postgres/list-writes.ts`): the
@@ -154,13 +155,13 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
   ): Promise<string[]> {
     const rows = await this.#db
       .selectFrom('lists')
-      .innerJoin('api_keys', 'api_keys.id', 'lists.api_key_id')
+      .innerJoin('accounts', 'accounts.id', 'lists.account_id')
       .select('lists.id')
       .where('lists.state', 'in', [...FINISHED_LIST_STATES])
       .where((eb) => {
         const plans = Object.entries(endedBefore);
         if (plans.length === 0) return eb('lists.finished_at', '<', otherwise.toISOString());
-        let cutoff = eb.case('api_keys.plan').when(plans[0]![0]).then(plans[0]![1].toISOString());
+        let cutoff = eb.case('accounts.plan').when(plans[0]![0]).then(plans[0]![1].toISOString());
         for (const [plan, before] of plans.slice(1)) cutoff = cutoff.when(plan).then(before.toISOString());
         return eb('lists.finished_at', '<', cutoff.else(otherwise.toISOString()).end());
       })
@@ -442,14 +443,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
         .executeTakeFirst();
       const count = Number(unmarked.numUpdatedRows);
       if (count === 0) continue;
-      await this.#db
-        .updateTable('usage')
-        .set({
-          verifications: sql<number>`case when verifications > ${count} then verifications - ${count} else 0 end`,
-        })
-        .where('api_key_id', '=', charge.keyId)
-        .where('month', '=', month ?? charge.month)
-        .execute();
+      await refundRows(this.#db, charge, month ?? charge.month, 'verifications', count);
     }
   }
 
@@ -464,7 +458,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     listId: string,
     addressKeys: readonly string[],
     charge: AddressCharge,
-  ): Promise<{ charged: string[]; used: number; stopped?: true }> {
+  ): Promise<{ charged: string[]; used: Used; stopped?: true }> {
     return this.#writes.chargeAddresses(listId, addressKeys, charge);
   }
 
@@ -561,6 +555,7 @@ function toPendingAddress(row: Selectable<ListAddressesTable>): PendingAddress {
     email: row.email,
     domain: row.domain,
     firstRow: Number(row.first_row),
+    rowCount: Number(row.row_count),
     charged: Number(row.charged) === 1,
     attempts: Number(row.attempts),
   };

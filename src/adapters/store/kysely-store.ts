@@ -1,39 +1,77 @@
 /**
- * The store on Kysely: the same queries for SQLite and PostgreSQL. Quota charges are one atomic
- * conditional UPDATE each (DESIGN §1: never read-then-write), so concurrent requests on any number
- * of processes never overspend a quota.
+ * The store on Kysely: the same queries for SQLite and PostgreSQL. Quota charges are conditional
+ * UPDATEs in one transaction (DESIGN §1: never read-then-write; `usage-queries.ts`), so concurrent
+ * requests on any number of processes never overspend a quota.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Account, ApiKeyRecord, NewApiKey } from '../../accounts/ports.ts';
+import { hashApiKey } from '../../accounts/api-keys.ts';
+import type {
+  Account,
+  AccountPatch,
+  ApiKeyKind,
+  ApiKeyPatch,
+  ApiKeyRecord,
+  NewAccount,
+  NewApiKey,
+  UserStore,
+} from '../../accounts/ports.ts';
 import type { ListStore } from '../../lists/ports.ts';
 import type { Store } from '../../store.ts';
 import type { UsageMonth } from '../../usage/months.ts';
-import type { Usage } from '../../usage/ports.ts';
+import type { Ceiling, DailyUsage, Usage, UsageOwner, Used } from '../../usage/ports.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
+import { KyselyUserStore } from './kysely-user-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
-import { ensureUsageRow, grantVerifications } from './usage-queries.ts';
+import { readRow, refundRows } from './usage-queries.ts';
+
+/** The dialect's quota charges (`postgres/charges.ts`, `sqlite/charges.ts`). */
+export interface UsageCharges {
+  verifications(
+    owner: UsageOwner,
+    month: UsageMonth,
+    requested: number,
+    ceiling: Ceiling,
+  ): Promise<{ granted: number; used: Used }>;
+  bulkRequest(
+    owner: UsageOwner,
+    month: UsageMonth,
+    ceiling: Ceiling,
+  ): Promise<{ granted: boolean; used: Used }>;
+}
 
 /** `Store` on a Kysely database of either dialect. */
 export class KyselyStore implements Store {
   readonly kind: Store['kind'];
   readonly lists: ListStore;
+  readonly users: UserStore;
   readonly #db: Kysely<DatabaseSchema>;
+  readonly #charges: UsageCharges;
 
-  /** The dialect's list writes: synchronous in SQLite's batcher, transactions on PostgreSQL. */
-  constructor(db: Kysely<DatabaseSchema>, kind: Store['kind'], listWrites: ListWrites) {
+  /** The dialect's list writes and charges: synchronous in SQLite's batcher, single statements or transactions on PostgreSQL. */
+  constructor(
+    db: Kysely<DatabaseSchema>,
+    kind: Store['kind'],
+    listWrites: ListWrites,
+    charges: UsageCharges,
+  ) {
     this.#db = db;
     this.kind = kind;
+    this.#charges = charges;
     this.lists = new KyselyListStore(db, listWrites, kind);
+    this.users = new KyselyUserStore(db);
   }
 
-  async findApiKeyById(id: string): Promise<ApiKeyRecord | null> {
-    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
-    return row === undefined ? null : toApiKeyRecord(row);
-  }
-
-  async createAccount(name: string): Promise<Account> {
-    const row = { id: randomUUID(), name, created_at: new Date().toISOString() };
+  async createAccount(input: NewAccount): Promise<Account> {
+    const row: Selectable<AccountsTable> = {
+      id: randomUUID(),
+      name: input.name,
+      plan: input.plan,
+      monthly_quota: input.monthlyQuota ?? null,
+      bulk_quota: input.bulkQuota ?? null,
+      rate_limit: input.rateLimit ?? null,
+      created_at: new Date().toISOString(),
+    };
     await this.#db.insertInto('accounts').values(row).execute();
     return toAccount(row);
   }
@@ -43,22 +81,57 @@ export class KyselyStore implements Store {
     return row === undefined ? null : toAccount(row);
   }
 
+  async listAccounts(): Promise<Account[]> {
+    const rows = await this.#db
+      .selectFrom('accounts')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toAccount);
+  }
+
+  async updateAccount(id: string, patch: AccountPatch): Promise<Account | null> {
+    const set = {
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.plan !== undefined && { plan: patch.plan }),
+      ...(patch.monthlyQuota !== undefined && { monthly_quota: patch.monthlyQuota }),
+      ...(patch.bulkQuota !== undefined && { bulk_quota: patch.bulkQuota }),
+      ...(patch.rateLimit !== undefined && { rate_limit: patch.rateLimit }),
+    };
+    if (Object.keys(set).length > 0)
+      await this.#db.updateTable('accounts').set(set).where('id', '=', id).execute();
+    return this.findAccount(id);
+  }
+
+  async deleteAccount(id: string): Promise<void> {
+    await this.#db.deleteFrom('accounts').where('id', '=', id).execute();
+  }
+
   async createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {
     const row: Selectable<ApiKeysTable> = {
       id: randomUUID(),
       account_id: input.accountId,
+      kind: input.kind,
       name: input.name,
-      plan: input.plan,
+      // Plans are the account's: the column is kept only for databases of earlier releases.
+      plan: '',
       key_hash: input.keyHash,
       display_prefix: input.displayPrefix,
-      monthly_quota: input.monthlyQuota,
-      bulk_quota: input.bulkQuota,
-      rate_limit: input.rateLimit,
+      monthly_quota: input.caps.monthlyQuota,
+      bulk_quota: input.caps.bulkQuota,
+      rate_limit: input.caps.rateLimit,
       created_at: new Date().toISOString(),
+      last_used_at: null,
       revoked_at: null,
     };
     await this.#db.insertInto('api_keys').values(row).execute();
     return toApiKeyRecord(row);
+  }
+
+  async findApiKeyById(id: string): Promise<ApiKeyRecord | null> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? null : toApiKeyRecord(row);
   }
 
   async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
@@ -71,10 +144,35 @@ export class KyselyStore implements Store {
   }
 
   async listApiKeys(accountId?: string): Promise<ApiKeyRecord[]> {
-    let query = this.#db.selectFrom('api_keys').selectAll();
+    let query = this.#db.selectFrom('api_keys').selectAll().where('kind', '=', 'api');
     if (accountId !== undefined) query = query.where('account_id', '=', accountId);
     const rows = await query.orderBy('created_at').orderBy('id').execute();
     return rows.map(toApiKeyRecord);
+  }
+
+  async updateApiKey(accountId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null> {
+    const set = {
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.caps?.monthlyQuota !== undefined && { monthly_quota: patch.caps.monthlyQuota }),
+      ...(patch.caps?.bulkQuota !== undefined && { bulk_quota: patch.caps.bulkQuota }),
+      ...(patch.caps?.rateLimit !== undefined && { rate_limit: patch.caps.rateLimit }),
+    };
+    const owned = this.#db
+      .updateTable('api_keys')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'api');
+    if (Object.keys(set).length > 0) await owned.set(set).execute();
+    const key = await this.findApiKeyById(id);
+    return key !== null && key.accountId === accountId && key.kind === 'api' ? key : null;
+  }
+
+  async touchApiKey(id: string, at: Date): Promise<void> {
+    await this.#db
+      .updateTable('api_keys')
+      .set({ last_used_at: at.toISOString() })
+      .where('id', '=', id)
+      .execute();
   }
 
   async revokeApiKey(id: string): Promise<boolean> {
@@ -87,76 +185,117 @@ export class KyselyStore implements Store {
     return result.numUpdatedRows > 0n;
   }
 
-  async chargeVerifications(
-    keyId: string,
-    month: UsageMonth,
-    requested: number,
-    limit: number,
-  ): Promise<{ granted: number; used: number }> {
-    assertCount('requested', requested);
-    assertCount('limit', limit);
-    if (requested > 0 && limit > 0) {
-      // Most charges find this month's row already there: one statement. The first of the month
-      // makes the row (idempotently, whoever wins) and tries once more.
-      let charged = await grantVerifications(this.#db, keyId, month, requested, limit);
-      if (charged === undefined) {
-        await ensureUsageRow(this.#db, keyId, month);
-        charged = await grantVerifications(this.#db, keyId, month, requested, limit);
-      }
-      if (charged !== undefined) return charged;
-    }
-    return { granted: 0, used: (await this.usage(keyId, month)).verifications };
+  async dashboardKey(accountId: string): Promise<ApiKeyRecord> {
+    const find = () =>
+      this.#db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'dashboard')
+        .orderBy('created_at')
+        .orderBy('id')
+        .executeTakeFirst();
+    const existing = await find();
+    if (existing !== undefined) return toApiKeyRecord(existing);
+    // Its hash is of random bytes nobody ever sees, and auth refuses the kind anyway.
+    await this.createApiKey({
+      accountId,
+      kind: 'dashboard',
+      name: 'Dashboard',
+      keyHash: hashApiKey(randomBytes(32).toString('base64url')),
+      displayPrefix: '',
+      caps: { monthlyQuota: null, bulkQuota: null, rateLimit: null },
+    });
+    // Two first uses at once make two; every caller then takes the oldest.
+    return toApiKeyRecord((await find())!);
   }
 
-  async refundVerifications(keyId: string, month: UsageMonth, count: number): Promise<void> {
+  async chargeVerifications(
+    owner: UsageOwner,
+    month: UsageMonth,
+    requested: number,
+    ceiling: Ceiling,
+  ): Promise<{ granted: number; used: Used }> {
+    assertCharge(requested, ceiling);
+    return this.#charges.verifications(owner, month, requested, ceiling);
+  }
+
+  async refundVerifications(owner: UsageOwner, month: UsageMonth, count: number): Promise<void> {
     assertCount('count', count);
-    if (count === 0) return;
-    await this.#db
-      .updateTable('usage')
-      .set({
-        verifications: sql<number>`case when verifications > ${count} then verifications - ${count} else 0 end`,
-      })
-      .where('api_key_id', '=', keyId)
-      .where('month', '=', month)
-      .execute();
+    await this.#db.transaction().execute((trx) => refundRows(trx, owner, month, 'verifications', count));
   }
 
   async chargeBulkRequest(
-    keyId: string,
+    owner: UsageOwner,
     month: UsageMonth,
-    limit: number,
-  ): Promise<{ granted: boolean; used: number }> {
-    assertCount('limit', limit);
-    if (limit > 0) {
-      // One unit: a row comes back only when this very UPDATE added it, so no grant column is needed.
-      let charged = await this.#grantBulkRequest(keyId, month, limit);
-      if (charged === undefined) {
-        await ensureUsageRow(this.#db, keyId, month);
-        charged = await this.#grantBulkRequest(keyId, month, limit);
-      }
-      if (charged !== undefined) return { granted: true, used: charged.bulk_requests };
-    }
-    return { granted: false, used: (await this.usage(keyId, month)).bulkRequests };
+    ceiling: Ceiling,
+  ): Promise<{ granted: boolean; used: Used }> {
+    assertCharge(1, ceiling);
+    return this.#charges.bulkRequest(owner, month, ceiling);
   }
 
-  async refundBulkRequest(keyId: string, month: UsageMonth): Promise<void> {
-    await this.#db
-      .updateTable('usage')
-      .set({ bulk_requests: sql<number>`bulk_requests - 1` })
-      .where('api_key_id', '=', keyId)
-      .where('month', '=', month)
-      .where('bulk_requests', '>', 0)
-      .execute();
+  async refundBulkRequest(owner: UsageOwner, month: UsageMonth): Promise<void> {
+    await this.#db.transaction().execute((trx) => refundRows(trx, owner, month, 'bulk_requests', 1));
   }
 
-  async usage(keyId: string, month: UsageMonth): Promise<Usage> {
-    const row = await this.#db
+  async usage(owner: UsageOwner, month: UsageMonth): Promise<{ account: Usage; key: Usage }> {
+    const [account, key] = await Promise.all([
+      readRow(this.#db, 'account_usage', owner.accountId, month),
+      readRow(this.#db, 'usage', owner.keyId, month),
+    ]);
+    return { account: toUsage(account), key: toUsage(key) };
+  }
+
+  async keyUsages(accountId: string, month: UsageMonth): Promise<Map<string, Usage>> {
+    const rows = await this.#db
       .selectFrom('usage')
-      .select(['verifications', 'bulk_requests'])
-      .where('api_key_id', '=', keyId)
-      .where('month', '=', month)
-      .executeTakeFirst();
-    return { verifications: row?.verifications ?? 0, bulkRequests: row?.bulk_requests ?? 0 };
+      .innerJoin('api_keys', 'api_keys.id', 'usage.api_key_id')
+      .select(['usage.api_key_id', 'usage.verifications', 'usage.bulk_requests'])
+      .where('api_keys.account_id', '=', accountId)
+      .where('usage.month', '=', month)
+      .execute();
+    return new Map(rows.map((row) => [row.api_key_id, toUsage(row)]));
+  }
+
+  async addDailyUsage(entries: readonly DailyUsage[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#db.transaction().execute(async (trx) => {
+      for (const entry of entries) {
+        await trx
+          .insertInto('daily_usage')
+          .values({
+            account_id: entry.accountId,
+            api_key_id: entry.keyId,
+            day: entry.day,
+            metric: entry.metric,
+            count: entry.count,
+          })
+          .onConflict((conflict) =>
+            conflict
+              .columns(['account_id', 'day', 'api_key_id', 'metric'])
+              .doUpdateSet({ count: sql<number>`daily_usage.count + ${entry.count}` }),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async dailyUsage(accountId: string, from: string, to: string): Promise<DailyUsage[]> {
+    const rows = await this.#db
+      .selectFrom('daily_usage')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('day', '>=', from)
+      .where('day', '<=', to)
+      .orderBy('day')
+      .execute();
+    return rows.map((row) => ({
+      accountId: row.account_id,
+      keyId: row.api_key_id,
+      day: row.day,
+      metric: row.metric,
+      count: Number(row.count),
+    }));
   }
 
   async ping(): Promise<void> {
@@ -165,21 +304,6 @@ export class KyselyStore implements Store {
 
   async close(): Promise<void> {
     await this.#db.destroy();
-  }
-
-  async #grantBulkRequest(
-    keyId: string,
-    month: UsageMonth,
-    limit: number,
-  ): Promise<{ bulk_requests: number } | undefined> {
-    return this.#db
-      .updateTable('usage')
-      .set({ bulk_requests: sql<number>`bulk_requests + 1` })
-      .where('api_key_id', '=', keyId)
-      .where('month', '=', month)
-      .where('bulk_requests', '<', limit)
-      .returning('bulk_requests')
-      .executeTakeFirst();
   }
 }
 
@@ -190,22 +314,40 @@ export function assertCount(name: string, value: number): void {
   }
 }
 
-function toAccount(row: Selectable<AccountsTable>): Account {
-  return { id: row.id, name: row.name, createdAt: row.created_at };
+/** A charge's figures are counts. */
+export function assertCharge(requested: number, ceiling: Ceiling): void {
+  assertCount('requested', requested);
+  assertCount('account ceiling', ceiling.account);
+  if (ceiling.key !== null) assertCount('key ceiling', ceiling.key);
+}
+
+function toUsage(row: { verifications: number; bulk_requests: number }): Usage {
+  return { verifications: Number(row.verifications), bulkRequests: Number(row.bulk_requests) };
+}
+
+export function toAccount(row: Selectable<AccountsTable>): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    monthlyQuota: row.monthly_quota,
+    bulkQuota: row.bulk_quota,
+    rateLimit: row.rate_limit,
+    createdAt: row.created_at,
+  };
 }
 
 export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   return {
     id: row.id,
     accountId: row.account_id,
+    kind: row.kind as ApiKeyKind,
     name: row.name,
-    plan: row.plan,
     keyHash: row.key_hash,
     displayPrefix: row.display_prefix,
-    monthlyQuota: row.monthly_quota,
-    bulkQuota: row.bulk_quota,
-    rateLimit: row.rate_limit,
+    caps: { monthlyQuota: row.monthly_quota, bulkQuota: row.bulk_quota, rateLimit: row.rate_limit },
     createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
   };
 }

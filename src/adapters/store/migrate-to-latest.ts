@@ -12,12 +12,16 @@
  */
 import { resolve } from 'node:path';
 import { type Kysely, Migrator, sql } from 'kysely';
-import { migrationProvider } from './migrations/index.ts';
+import type { Plan } from '../../accounts/plans.ts';
+import { migrationProviderFor } from './migrations/index.ts';
 import { withOwnSchemaIntrospection } from './postgres/own-schema-introspection.ts';
 import type { DatabaseSchema } from './schema.ts';
 
+/** The plans in force: a migration that moves figures between tables computes with them. */
+type Plans = Readonly<Record<string, Plan>>;
+
 /** Migrates a PostgreSQL database; returns the names applied by this call. */
-export async function migratePostgres(db: Kysely<DatabaseSchema>): Promise<string[]> {
+export async function migratePostgres(db: Kysely<DatabaseSchema>, plans: Plans): Promise<string[]> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema;
   if (schema === null || schema === undefined) {
@@ -26,18 +30,18 @@ export async function migratePostgres(db: Kysely<DatabaseSchema>): Promise<strin
   // The Migrator looks for its own tables in every visible schema unless told which one; a
   // `kysely_migration` table in another schema of the same database would fool it. And it must not
   // scan the other schemas at all: one dropped mid-scan would fail our start-up.
-  return runMigrator(withOwnSchemaIntrospection(db, schema), schema);
+  return runMigrator(withOwnSchemaIntrospection(db, schema), plans, schema);
 }
 
 /** Migrates the SQLite database at `file`; returns the names applied by this call. */
-export function migrateSqlite(db: Kysely<DatabaseSchema>, file: string): Promise<string[]> {
+export function migrateSqlite(db: Kysely<DatabaseSchema>, file: string, plans: Plans): Promise<string[]> {
   // better-sqlite3 waits for a lock synchronously: two instances in this process waiting on each
   // other across an `await` would block the thread until the busy timeout. Queue them instead.
   return oneAtATime(resolve(file), () =>
     db.connection().execute(async (connection) => {
       await sql`begin immediate`.execute(connection);
       try {
-        const applied = await runMigrator(connection);
+        const applied = await runMigrator(connection, plans);
         await sql`commit`.execute(connection);
         return applied;
       } catch (error) {
@@ -48,8 +52,12 @@ export function migrateSqlite(db: Kysely<DatabaseSchema>, file: string): Promise
   );
 }
 
-async function runMigrator(db: Kysely<DatabaseSchema>, migrationTableSchema?: string): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
+async function runMigrator(
+  db: Kysely<DatabaseSchema>,
+  plans: Plans,
+  migrationTableSchema?: string,
+): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProviderFor(plans), migrationTableSchema });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName;

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
+import { BUILT_IN_PLANS, type Plan } from '../../accounts/plans.ts';
 import type { Store } from '../../store.ts';
 import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
 import { createPostgresDatabase } from './postgres/database.ts';
@@ -22,6 +23,8 @@ export interface StoreOptions {
    * the server's `max_connections` (100 by default).
    */
   poolSize?: number | undefined;
+  /** The plans in force (MAILVET_PLANS), for migrations that move figures; built-in ones by default. */
+  plans?: Readonly<Record<string, Plan>>;
 }
 
 interface Connected {
@@ -60,13 +63,14 @@ export function isPostgresUrl(url: string | undefined): url is string {
 }
 
 function connect(options: StoreOptions): Connected {
+  const plans = options.plans ?? BUILT_IN_PLANS;
   const url = options.databaseUrl?.trim() ?? '';
   if (isPostgresUrl(url)) {
     const db = createPostgresDatabase(url, options.poolSize);
     return {
       db,
       kind: 'postgres',
-      migrate: () => migratePostgres(db),
+      migrate: () => migratePostgres(db, plans),
       store: async () => new PostgresStore(db),
     };
   }
@@ -80,7 +84,7 @@ function connect(options: StoreOptions): Connected {
   return {
     db,
     kind: 'sqlite',
-    migrate: () => migrateSqlite(db, file),
+    migrate: () => migrateSqlite(db, file, plans),
     store: async () => new SqliteStore(db, await connection),
   };
 }

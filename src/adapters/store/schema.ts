@@ -11,6 +11,11 @@ export interface AccountsTable {
   name: string;
   /** ISO-8601 UTC instant. */
   created_at: string;
+  /** The account's plan and an operator's overrides of its figures; null keeps the plan's (0007). */
+  plan: Generated<string>;
+  monthly_quota: number | null;
+  bulk_quota: number | null;
+  rate_limit: number | null;
 }
 
 /** `api_keys`: one row per key; the key itself is never stored, only its hash. */
@@ -18,15 +23,19 @@ export interface ApiKeysTable {
   id: string;
   account_id: string;
   name: string;
+  /** Unused since 0007 (plans are the account's); kept for databases of earlier releases. */
   plan: string;
   key_hash: string;
   display_prefix: string;
-  /** Per-key overrides of the plan's figures; null keeps the plan's. */
+  /** The key's own caps below its account's figures; null: none (0007; overrides before). */
   monthly_quota: number | null;
   bulk_quota: number | null;
   rate_limit: number | null;
   created_at: string;
   revoked_at: string | null;
+  /** `api` or `dashboard` (the account's own use through the dashboard). */
+  kind: Generated<string>;
+  last_used_at: Generated<string | null>;
 }
 
 /** `usage`: one row per key per calendar month (UTC), charged by atomic conditional updates. */
@@ -41,6 +50,43 @@ export interface UsageTable {
    * that RETURNING tells the caller its own grant even when the cap cut it short.
    */
   last_verifications_grant: number;
+}
+
+/** `account_usage`: one row per account per month; the account's quota is charged here. */
+export interface AccountUsageTable {
+  account_id: string;
+  month: string;
+  verifications: number;
+  bulk_requests: number;
+  last_verifications_grant: number;
+}
+
+/** `daily_usage`: display figures per account, day, key and metric (a status, `list_rows`, `bulk_requests`). */
+export interface DailyUsageTable {
+  account_id: string;
+  api_key_id: string;
+  day: string;
+  metric: string;
+  count: number;
+}
+
+/** `users`: people who sign in to the dashboard. */
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  password_hash: string;
+  created_at: string;
+}
+
+/** `sessions`: signed-in browsers; only the token's hash is stored. */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
 }
 
 /** `lists`: one row per list job (migration 0002 explains the columns). */
@@ -121,6 +167,10 @@ export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage: UsageTable;
+  account_usage: AccountUsageTable;
+  daily_usage: DailyUsageTable;
+  users: UsersTable;
+  sessions: SessionsTable;
   lists: ListsTable;
   list_rows: ListRowsTable;
   list_addresses: ListAddressesTable;

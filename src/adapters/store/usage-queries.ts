@@ -1,57 +1,74 @@
 /**
- * The usage queries both the store and the list charges run, on the database or inside a
- * transaction: a conditional grant of verifications and the month's row made on demand.
+ * The usage queries every dialect runs alike, on the database or inside a transaction: the rows of
+ * a month made on demand, refunds, and reads. The charges themselves are the dialect's
+ * (`postgres/charges.ts`, `sqlite/charges.ts`): each takes the key's row (its own cap) and the
+ * account's row (the quota its keys share) together.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { UsageMonth } from '../../usage/months.ts';
+import type { UsageOwner, Used } from '../../usage/ports.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 /** A database or a transaction on it: the usage queries run on either. */
-type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
+export type Executor = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
-/**
- * Adds min(requested, limit - verifications) when below the limit, in one UPDATE. Both SET
- * expressions read the row as it was before this UPDATE (SQL semantics, in SQLite and PostgreSQL
- * alike), and the row is locked from read to write: SQLite has one writer at a time, and
- * PostgreSQL makes a concurrent UPDATE wait, then re-evaluates WHERE and SET on the new row.
- * `last_verifications_grant` records this UPDATE's own grant: the new total alone cannot tell
- * "granted all 7" from "granted the last 3" when the cap is reached. Undefined: no row updated.
- */
-export async function grantVerifications(
+type UsageTableName = 'usage' | 'account_usage';
+const ID_COLUMN: Record<UsageTableName, string> = { usage: 'api_key_id', account_usage: 'account_id' };
+
+/** Makes the month's rows of the key and of the account if missing; concurrent callers all succeed. */
+export async function ensureRows(db: Executor, owner: UsageOwner, month: UsageMonth): Promise<void> {
+  await ensureRow(db, 'usage', owner.keyId, month);
+  await ensureRow(db, 'account_usage', owner.accountId, month);
+}
+
+/** Gives back `count` units of `column` on both rows, never below zero. */
+export async function refundRows(
   db: Executor,
-  keyId: string,
+  owner: UsageOwner,
   month: UsageMonth,
-  requested: number,
-  limit: number,
-): Promise<{ granted: number; used: number } | undefined> {
-  const grant = sql<number>`(case when ${limit} - verifications < ${requested} then ${limit} - verifications else ${requested} end)`;
-  const row = await db
-    .updateTable('usage')
-    .set({ verifications: sql<number>`verifications + ${grant}`, last_verifications_grant: grant })
-    .where('api_key_id', '=', keyId)
-    .where('month', '=', month)
-    .where('verifications', '<', limit)
-    .returning(['verifications', 'last_verifications_grant'])
-    .executeTakeFirst();
-  return row === undefined ? undefined : { granted: row.last_verifications_grant, used: row.verifications };
+  column: 'verifications' | 'bulk_requests',
+  count: number,
+): Promise<void> {
+  if (count === 0) return;
+  await takeBack(db, 'usage', owner.keyId, month, column, count);
+  await takeBack(db, 'account_usage', owner.accountId, month, column, count);
 }
 
-/** Makes the month's usage row if missing; concurrent callers all succeed, one row results. */
-export async function ensureUsageRow(db: Executor, keyId: string, month: UsageMonth): Promise<void> {
-  await db
-    .insertInto('usage')
-    .values({ api_key_id: keyId, month, verifications: 0, bulk_requests: 0, last_verifications_grant: 0 })
-    .onConflict((conflict) => conflict.columns(['api_key_id', 'month']).doNothing())
-    .execute();
+/** The month's verifications on both rows (0 for a row not made yet). */
+export async function verificationsUsed(db: Executor, owner: UsageOwner, month: UsageMonth): Promise<Used> {
+  const account = await readRow(db, 'account_usage', owner.accountId, month);
+  const key = await readRow(db, 'usage', owner.keyId, month);
+  return { account: account.verifications, key: key.verifications };
 }
 
-/** The month's verifications charged so far (0 when it has no row yet). */
-export async function verificationsUsed(db: Executor, keyId: string, month: UsageMonth): Promise<number> {
-  const usage = await db
-    .selectFrom('usage')
-    .select('verifications')
-    .where('api_key_id', '=', keyId)
-    .where('month', '=', month)
-    .executeTakeFirst();
-  return usage?.verifications ?? 0;
+/** One row's month: verifications and bulk requests (zeros when it has no row yet). */
+export async function readRow(
+  db: Executor,
+  table: UsageTableName,
+  id: string,
+  month: UsageMonth,
+): Promise<{ verifications: number; bulk_requests: number }> {
+  const { rows } = await sql<{ verifications: number | string; bulk_requests: number | string }>`
+    select verifications, bulk_requests from ${sql.table(table)}
+     where ${sql.ref(ID_COLUMN[table])} = ${id} and month = ${month}`.execute(db);
+  const row = rows[0];
+  return { verifications: Number(row?.verifications ?? 0), bulk_requests: Number(row?.bulk_requests ?? 0) };
+}
+
+async function ensureRow(db: Executor, table: UsageTableName, id: string, month: UsageMonth): Promise<void> {
+  await sql`insert into ${sql.table(table)} (${sql.ref(ID_COLUMN[table])}, month, verifications, bulk_requests, last_verifications_grant)
+    values (${id}, ${month}, 0, 0, 0) on conflict do nothing`.execute(db);
+}
+
+async function takeBack(
+  db: Executor,
+  table: UsageTableName,
+  id: string,
+  month: UsageMonth,
+  column: 'verifications' | 'bulk_requests',
+  count: number,
+): Promise<void> {
+  const target = sql.ref(column);
+  await sql`update ${sql.table(table)} set ${target} = case when ${target} > ${count} then ${target} - ${count} else 0 end
+     where ${sql.ref(ID_COLUMN[table])} = ${id} and month = ${month}`.execute(db);
 }

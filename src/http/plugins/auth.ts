@@ -1,30 +1,53 @@
 /**
- * Bearer authentication for the /api/v1 verification routes (DESIGN §1). The key is looked up by
- * its SHA-256 hash and confirmed in constant time. No key cache: revocation in the store takes
- * effect on the next request, on every process.
+ * Authentication of the /api/v1 routes (DESIGN §1, §3.2): a Bearer API key, or the dashboard's
+ * session cookie. A key is looked up by its SHA-256 hash and confirmed in constant time; there is
+ * no key cache, so a revocation takes effect on the next request, on every process. A session's
+ * unsafe requests must carry its CSRF token and come from this service's origin.
  */
+
+import type {} from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../accounts/api-keys.ts';
-import { effectiveLimits, type Plan } from '../../accounts/plans.ts';
+import type { KeyUseRecorder } from '../../accounts/key-use.ts';
+import type { Plan } from '../../accounts/plans.ts';
+import type { ResumedSession, SessionManager } from '../../accounts/sessions.ts';
 import type { Store } from '../../store.ts';
+import { meterFor } from '../../usage/meter.ts';
 import type { Caller } from '../../usage/verification-service.ts';
-import { ApiError, unauthorized } from '../errors.ts';
+import { ApiError, notSignedIn, unauthorized } from '../errors.ts';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../session-cookie.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The key the request acts for; set by the auth hook on authenticated routes. */
+    /** The key (or the dashboard's) the request acts for; set by the auth hook on authenticated routes. */
     caller: Caller | null;
+    /** The signed-in session, when the request came with one (and no API key). */
+    session: ResumedSession | null;
   }
 }
 
 export interface AuthDeps {
-  store: Pick<Store, 'findApiKeyByHash'>;
+  store: Pick<Store, 'findApiKeyByHash' | 'findAccount' | 'dashboardKey'>;
   plans: Readonly<Record<string, Plan>>;
+  /** Records keys' last use. */
+  keyUse?: Pick<KeyUseRecorder, 'used'>;
+  /** Sessions; without them (tests of the verification routes) only keys are accepted. */
+  sessions?: SessionAuth;
+}
+
+/** What session authentication needs. */
+export interface SessionAuth {
+  manager: SessionManager;
+  /** The origin unsafe requests with a session may come from (MAILVET_PUBLIC_URL's). */
+  publicOrigin: string;
+  /** The cookie is `Secure` (MAILVET_PUBLIC_URL is https). */
+  secureCookie: boolean;
 }
 
 // RFC 7235: the scheme is case-insensitive; RFC 6750: one token68 after it.
 const BEARER = /^Bearer +([^\s]+) *$/i;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The bearer token of an Authorization header; undefined when there is none. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -33,29 +56,89 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** Adds the auth hook (onRequest) to the registering context. */
-export const authPlugin = fp<AuthDeps>(async (app, { store, plans }) => {
+export const authPlugin = fp<AuthDeps>(async (app, deps) => {
   app.decorateRequest('caller', null);
-  app.addHook('onRequest', async (request) => {
-    const token = bearerToken(request.headers.authorization);
-    if (token === undefined) throw unauthorized(false);
-    // Malformed keys never reach the store.
-    if (!looksLikeApiKey(token)) throw unauthorized(true);
-    const keyHash = hashApiKey(token);
-    const record = await store.findApiKeyByHash(keyHash);
-    if (record === null || record.revokedAt !== null || !hashesEqual(record.keyHash, keyHash)) {
-      throw unauthorized(true);
+  app.decorateRequest('session', null);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers.authorization !== undefined || deps.sessions === undefined) {
+      request.caller = await keyCaller(deps, request.headers.authorization);
+      return;
     }
-    request.caller = {
-      keyId: record.id,
-      accountId: record.accountId,
-      limits: effectiveLimits(plans, record.plan, record),
-    };
+    const token = request.cookies?.[SESSION_COOKIE];
+    if (token === undefined) throw unauthorized(false);
+    const resumed = await deps.sessions.manager.resume(token);
+    if (resumed === null) {
+      clearSessionCookie(reply, deps.sessions.secureCookie);
+      throw notSignedIn('The session has ended: sign in again');
+    }
+    if (!SAFE_METHODS.has(request.method)) checkSameOrigin(request, deps.sessions, resumed);
+    if (resumed.extended) setSessionCookie(reply, token, deps.sessions.secureCookie);
+    request.session = resumed;
+    request.caller = await sessionCaller(deps, resumed);
   });
 });
+
+async function keyCaller(deps: AuthDeps, header: string | undefined): Promise<Caller> {
+  const token = bearerToken(header);
+  if (token === undefined) throw unauthorized(false);
+  // Malformed keys never reach the store.
+  if (!looksLikeApiKey(token)) throw unauthorized(true);
+  const keyHash = hashApiKey(token);
+  const record = await deps.store.findApiKeyByHash(keyHash);
+  if (
+    record === null ||
+    record.kind !== 'api' ||
+    record.revokedAt !== null ||
+    !hashesEqual(record.keyHash, keyHash)
+  ) {
+    throw unauthorized(true);
+  }
+  const account = await deps.store.findAccount(record.accountId);
+  if (account === null) throw unauthorized(true);
+  deps.keyUse?.used(record.id, new Date());
+  return meterFor(deps.plans, account, record);
+}
+
+async function sessionCaller(deps: AuthDeps, resumed: ResumedSession): Promise<Caller> {
+  const account = await deps.store.findAccount(resumed.user.accountId);
+  if (account === null) throw notSignedIn('The session has ended: sign in again');
+  return meterFor(deps.plans, account, await deps.store.dashboardKey(account.id));
+}
+
+/**
+ * A session's unsafe request must come from our own pages: its CSRF token (which another site
+ * cannot read) and an Origin of this service (the public one, or the host the request came to).
+ */
+function checkSameOrigin(request: FastifyRequest, sessions: SessionAuth, resumed: ResumedSession): void {
+  const origin = request.headers.origin;
+  const ownHost =
+    request.headers.host === undefined ? undefined : `${request.protocol}://${request.headers.host}`;
+  if (origin === undefined || (origin !== sessions.publicOrigin && origin !== ownHost)) {
+    throw new ApiError('forbidden', {
+      message: 'Cross-site request refused: the Origin is not this service',
+    });
+  }
+  const csrf = request.headers['x-csrf-token'];
+  if (!sessions.manager.csrfMatches(resumed.session, typeof csrf === 'string' ? csrf : undefined)) {
+    throw new ApiError('forbidden', {
+      message: 'Missing or wrong X-CSRF-Token: take it from GET /api/v1/session',
+    });
+  }
+}
 
 /** The caller of an authenticated route; a missing one is a bug (the route is outside auth). */
 export function callerOf(request: FastifyRequest): Caller {
   if (request.caller === null)
     throw new ApiError('internal_error', { message: 'route is not authenticated' });
   return request.caller;
+}
+
+/** The session of a session-only route; a request with an API key is refused (keys do not manage keys). */
+export function sessionOf(request: FastifyRequest): ResumedSession {
+  if (request.session === null) {
+    throw new ApiError('forbidden', {
+      message: 'Sign in to the dashboard for this: API keys cannot manage keys or sessions',
+    });
+  }
+  return request.session;
 }

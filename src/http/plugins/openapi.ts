@@ -36,11 +36,18 @@ export const openApiPlugin = fp(async (app) => {
       tags: [
         { name: 'verification', description: 'Verify addresses' },
         { name: 'lists', description: 'List jobs: verify lists of any size asynchronously' },
+        { name: 'accounts', description: 'Accounts, sign-in sessions, API keys and usage' },
         { name: 'operations', description: 'Liveness and readiness' },
       ],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `mv_live_…`' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'mailvet_session',
+            description: 'A dashboard session (POST /api/v1/session); unsafe methods also need X-CSRF-Token.',
+          },
         },
       },
     },

@@ -1,12 +1,14 @@
 /**
- * The per-key rate limit, right after auth (DESIGN §1 order: auth → rate limit → body → ...), and
+ * The rate limit, right after auth (DESIGN §1 order: auth → rate limit → body → ...): the
+ * account's bucket, which all its keys and its dashboard share, and the key's own when it has a
+ * lower rate; and
  * the accounting headers every authenticated response carries. Responses that charged nothing
  * (4xx, 429 rate_limited, 5xx) get the quota as it stands.
  */
 
 import fp from 'fastify-plugin';
-import type { RateLimiter } from '../../usage/ports.ts';
-import type { VerificationService } from '../../usage/verification-service.ts';
+import type { RateDecision, RateLimiter } from '../../usage/ports.ts';
+import type { Caller, VerificationService } from '../../usage/verification-service.ts';
 import { rateLimited } from '../errors.ts';
 import { quotaHeaders, rateLimitHeaders } from '../quota-headers.ts';
 
@@ -19,7 +21,7 @@ export interface RateLimitDeps {
 export const rateLimitPlugin = fp<RateLimitDeps>(async (app, { rateLimiter, service }) => {
   app.addHook('onRequest', async (request, reply) => {
     if (request.caller === null) return;
-    const decision = await rateLimiter.take(request.caller.keyId, request.caller.limits.ratePerSecond);
+    const decision = await takeToken(rateLimiter, request.caller);
     reply.headers(rateLimitHeaders(decision));
     if (!decision.allowed) throw rateLimited(decision);
   });
@@ -35,3 +37,18 @@ export const rateLimitPlugin = fp<RateLimitDeps>(async (app, { rateLimiter, serv
     return payload;
   });
 });
+
+/**
+ * One token from the key's bucket (when it has a lower rate of its own), then from the account's;
+ * the headers show the tighter of the two.
+ */
+async function takeToken(rateLimiter: RateLimiter, caller: Caller): Promise<RateDecision> {
+  const accountRate = caller.limits.ratePerSecond;
+  const keyRate = caller.caps.rateLimit;
+  if (keyRate === null || keyRate >= accountRate)
+    return rateLimiter.take(`account:${caller.accountId}`, accountRate);
+  const onKey = await rateLimiter.take(`key:${caller.keyId}`, keyRate);
+  if (!onKey.allowed) return onKey;
+  const onAccount = await rateLimiter.take(`account:${caller.accountId}`, accountRate);
+  return !onAccount.allowed || onAccount.remaining < onKey.remaining ? onAccount : onKey;
+}

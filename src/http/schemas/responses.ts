@@ -3,7 +3,9 @@
  * authenticated responses. `sharedSchemas` are added to Fastify once; routes refer to them by
  * `$id`, and the OpenAPI document lists them under `components.schemas`.
  */
+
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { accountSchemas } from './accounts.ts';
 import { createdListSchema, listPageSchema, listSchema } from './list.ts';
 import { bulkResponseSchema, verificationResultSchema } from './result.ts';
 
@@ -63,6 +65,7 @@ export const sharedSchemas = [
   listSchema,
   createdListSchema,
   listPageSchema,
+  ...accountSchemas,
 ] as const;
 
 const integerHeader = (description: string) => ({ type: 'integer', description }) as const;

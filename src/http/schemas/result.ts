@@ -2,22 +2,11 @@
  * The verification result (DESIGN §1) as JSON Schema: it serializes responses (every field is
  * listed, so none is dropped) and documents them in the OpenAPI document.
  */
-import { REASONS, type SmtpVerdict, type Status } from '../../verification/report.ts';
+import { REASONS, type SmtpVerdict, STATUS_NAMES } from '../../verification/report.ts';
 
-// Records keyed by the unions, so a status or verdict added to the core breaks the build here.
-const STATUSES: Record<Status, true> = {
-  VALID: true,
-  PROBABLY_VALID: true,
-  INVALID: true,
-  INVALID_SYNTAX: true,
-  INVALID_DOMAIN: true,
-  NO_MX_RECORDS: true,
-  DISPOSABLE: true,
-  ROLE_BASED: true,
-};
-/** Every status, in the order of DESIGN's table. */
-export const STATUS_NAMES = Object.keys(STATUSES) as Status[];
+export { STATUS_NAMES };
 
+// Records keyed by the unions, so a verdict added to the core breaks the build here.
 const SMTP_VERDICTS: Record<SmtpVerdict, true> = {
   deliverable: true,
   undeliverable: true,
@@ -77,7 +66,7 @@ export const verificationResultSchema = {
       },
     },
     score: { type: 'integer', minimum: 0, maximum: 100, description: 'How safe the address is to send to.' },
-    status: { type: 'string', enum: Object.keys(STATUSES) },
+    status: { type: 'string', enum: STATUS_NAMES },
     reason: { type: 'string', enum: [...REASONS], description: 'Why this status was given.' },
     duration_ms: { type: 'integer', minimum: 0, description: 'Time spent verifying, milliseconds.' },
   },

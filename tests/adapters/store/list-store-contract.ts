@@ -26,7 +26,14 @@ import type { Reason, Status, VerificationResult } from '../../../src/verificati
 import type { WebhookDelivery } from '../../../src/webhooks/ports.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
 import type { ListChargeJob, ListChargeOutcome } from './list-store-process.ts';
-import { createKey, type StoreContractTarget } from './store-fixtures.ts';
+import {
+  accountUsage,
+  atMost,
+  both,
+  createKey,
+  ownerOf,
+  type StoreContractTarget,
+} from './store-fixtures.ts';
 
 /** What a backend's test file provides. */
 export interface ListStoreContractTarget extends Pick<StoreContractTarget, 'kind' | 'options'> {
@@ -146,7 +153,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       await Promise.all([store.close(), second.close()]);
     });
 
-    const newKey = (overrides: Partial<ApiKeyRecord> = {}) => createKey(store, overrides);
+    const newKey = (overrides: Partial<ApiKeyRecord> & { plan?: string } = {}) => createKey(store, overrides);
     const newList = (key: ApiKeyRecord, overrides: Partial<NewList> = {}): NewList => ({
       accountId: key.accountId,
       apiKeyId: key.id,
@@ -648,6 +655,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       const pending = (email: string, firstRow: number): PendingAddress => ({
         addressKey: email,
         email,
+        rowCount: email === 'yan@a.test' ? 2 : 1,
         domain: email.slice(email.indexOf('@') + 1),
         firstRow,
         charged: false,
@@ -681,7 +689,11 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         await lists.deferAddresses(list.id, [
           { addressKey: 'vi@b.test', result: greylisted('vi@b.test'), retryAt: at(600) },
         ]);
-        await lists.chargeAddresses(list.id, ['zed@b.test'], { keyId: key.id, month: '2026-03', limit: 10 });
+        await lists.chargeAddresses(list.id, ['zed@b.test'], {
+          ...ownerOf(key),
+          month: '2026-03',
+          ceiling: atMost(10),
+        });
         assert.deepEqual(await walkPending(list.id, 2), [
           pending('yan@a.test', 2),
           pending('uma@a.test', 7),
@@ -788,17 +800,23 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       it('charges each address once and makes the usage row on first use', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf(letters)]);
-        const charge: AddressCharge = { keyId: key.id, month: '2026-03', limit: 100 };
+        const charge: AddressCharge = { ...ownerOf(key), month: '2026-03', ceiling: atMost(100) };
         assert.equal(await usageRows(key.id), 0);
         assert.deepEqual(await lists.chargeAddresses(list.id, [a, b, c], charge), {
           charged: [a, b, c],
-          used: 3,
+          used: both(3),
         });
         assert.equal(await usageRows(key.id), 1);
         // The same keys again: nothing charged, usage unchanged.
-        assert.deepEqual(await lists.chargeAddresses(list.id, [a, b, c], charge), { charged: [], used: 3 });
-        assert.deepEqual(await lists.chargeAddresses(list.id, [c, d], charge), { charged: [d], used: 4 });
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 4);
+        assert.deepEqual(await lists.chargeAddresses(list.id, [a, b, c], charge), {
+          charged: [],
+          used: both(3),
+        });
+        assert.deepEqual(await lists.chargeAddresses(list.id, [c, d], charge), {
+          charged: [d],
+          used: both(4),
+        });
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 4);
         assert.deepEqual(await chargedKeys(list.id), [a, b, c, d]);
         assert.deepEqual(
           (await walkPending(list.id, 10)).map((one) => [one.addressKey, one.charged]),
@@ -815,27 +833,31 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       it('charges the first keys in the given order when the quota is short, the rest later', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf(letters)]);
-        const charge = (limit: number): AddressCharge => ({ keyId: key.id, month: '2026-03', limit });
+        const charge = (limit: number): AddressCharge => ({
+          ...ownerOf(key),
+          month: '2026-03',
+          ceiling: atMost(limit),
+        });
         assert.deepEqual(await lists.chargeAddresses(list.id, [c, a, d, b], charge(2)), {
           charged: [c, a],
-          used: 2,
+          used: both(2),
         });
         assert.deepEqual(await chargedKeys(list.id), [a, c]);
         assert.deepEqual(await lists.chargeAddresses(list.id, [c, a, d, b], charge(2)), {
           charged: [],
-          used: 2,
+          used: both(2),
         });
         assert.deepEqual(await chargedKeys(list.id), [a, c]);
         assert.deepEqual(await lists.chargeAddresses(list.id, [c, a, d, b], charge(3)), {
           charged: [d],
-          used: 3,
+          used: both(3),
         });
         assert.deepEqual(await lists.chargeAddresses(list.id, [c, a, d, b], charge(10)), {
           charged: [b],
-          used: 4,
+          used: both(4),
         });
         assert.deepEqual(await chargedKeys(list.id), [a, b, c, d]);
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 4);
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 4);
       });
 
       it('counts what the API already used against the limit; limit 0 or no keys charge nothing', async () => {
@@ -843,111 +865,121 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         const list = await upload(key, [rowsOf(letters)]);
         // Limit 0 on a fresh month: nothing charged, no usage row made.
         assert.deepEqual(
-          await lists.chargeAddresses(list.id, [a], { keyId: key.id, month: '2026-03', limit: 0 }),
+          await lists.chargeAddresses(list.id, [a], {
+            ...ownerOf(key),
+            month: '2026-03',
+            ceiling: atMost(0),
+          }),
           {
             charged: [],
-            used: 0,
+            used: both(0),
           },
         );
         assert.equal(await usageRows(key.id), 0);
         assert.deepEqual(await chargedKeys(list.id), []);
 
-        await store.chargeVerifications(key.id, '2026-03', 5, 100);
-        const charge: AddressCharge = { keyId: key.id, month: '2026-03', limit: 7 };
+        await store.chargeVerifications(ownerOf(key), '2026-03', 5, atMost(100));
+        const charge: AddressCharge = { ...ownerOf(key), month: '2026-03', ceiling: atMost(7) };
         assert.deepEqual(await lists.chargeAddresses(list.id, [a, b, c, d], charge), {
           charged: [a, b],
-          used: 7,
+          used: both(7),
         });
-        assert.deepEqual(await lists.chargeAddresses(list.id, [c], { ...charge, limit: 0 }), {
+        assert.deepEqual(await lists.chargeAddresses(list.id, [c], { ...charge, ceiling: atMost(0) }), {
           charged: [],
-          used: 7,
+          used: both(7),
         });
         // A limit below what is used (a plan changed mid-month) charges nothing and touches nothing.
-        assert.deepEqual(await lists.chargeAddresses(list.id, [c, d], { ...charge, limit: 3 }), {
+        assert.deepEqual(await lists.chargeAddresses(list.id, [c, d], { ...charge, ceiling: atMost(3) }), {
           charged: [],
-          used: 7,
+          used: both(7),
         });
-        assert.deepEqual(await lists.chargeAddresses(list.id, [], charge), { charged: [], used: 7 });
-        assert.deepEqual(await lists.chargeAddresses(list.id, [], { ...charge, limit: 100 }), {
+        assert.deepEqual(await lists.chargeAddresses(list.id, [], charge), { charged: [], used: both(7) });
+        assert.deepEqual(await lists.chargeAddresses(list.id, [], { ...charge, ceiling: atMost(100) }), {
           charged: [],
-          used: 7,
+          used: both(7),
         });
         // Another month is another count.
         assert.deepEqual(
-          await lists.chargeAddresses(list.id, [c], { ...charge, month: '2026-04', limit: 1 }),
+          await lists.chargeAddresses(list.id, [c], { ...charge, month: '2026-04', ceiling: atMost(1) }),
           {
             charged: [c],
-            used: 1,
+            used: both(1),
           },
         );
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 7);
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 7);
         assert.deepEqual(await chargedKeys(list.id), [a, b, c]);
       });
 
       it('charges a key named twice in one call once', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf(letters)]);
-        const charge: AddressCharge = { keyId: key.id, month: '2026-03', limit: 100 };
+        const charge: AddressCharge = { ...ownerOf(key), month: '2026-03', ceiling: atMost(100) };
         assert.deepEqual(await lists.chargeAddresses(list.id, [a, a, b, a], charge), {
           charged: [a, b],
-          used: 2,
+          used: both(2),
         });
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 2);
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 2);
       });
 
       it('ignores keys the list does not have, and charges each list for its own addresses', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf([a, b])]);
         const otherList = await upload(key, [rowsOf([a, b])]);
-        const charge: AddressCharge = { keyId: key.id, month: '2026-03', limit: 100 };
+        const charge: AddressCharge = { ...ownerOf(key), month: '2026-03', ceiling: atMost(100) };
         assert.deepEqual(await lists.chargeAddresses(list.id, [a, 'nobody@x.test', e], charge), {
           charged: [a],
-          used: 1,
+          used: both(1),
         });
         assert.deepEqual(await chargedKeys(otherList.id), []);
-        assert.deepEqual(await lists.chargeAddresses(otherList.id, [a], charge), { charged: [a], used: 2 });
+        assert.deepEqual(await lists.chargeAddresses(otherList.id, [a], charge), {
+          charged: [a],
+          used: both(2),
+        });
         assert.deepEqual(await chargedKeys(list.id), [a]);
       });
 
       it('refunds exactly the charged addresses among those given', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf(letters)]);
-        const charge: AddressCharge = { keyId: key.id, month: '2026-03', limit: 100 };
-        await store.chargeVerifications(key.id, '2026-03', 10, 100);
+        const charge: AddressCharge = { ...ownerOf(key), month: '2026-03', ceiling: atMost(100) };
+        await store.chargeVerifications(ownerOf(key), '2026-03', 10, atMost(100));
         assert.deepEqual(await lists.chargeAddresses(list.id, [a, b, c], charge), {
           charged: [a, b, c],
-          used: 13,
+          used: both(13),
         });
         await lists.unchargeAddresses(list.id, [a, b, d, 'nobody@x.test'], charge);
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 11);
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 11);
         assert.deepEqual(await chargedKeys(list.id), [c]);
         await lists.unchargeAddresses(list.id, [a, b], charge);
         await lists.unchargeAddresses(list.id, [], charge);
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 11);
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 11);
         // An uncharged address may be charged again.
-        assert.deepEqual(await lists.chargeAddresses(list.id, [a, d], charge), { charged: [a, d], used: 13 });
+        assert.deepEqual(await lists.chargeAddresses(list.id, [a, d], charge), {
+          charged: [a, d],
+          used: both(13),
+        });
         assert.deepEqual(await chargedKeys(list.id), [a, c, d]);
       });
 
       it('refunds each address into the month it was charged in, not the month of the refund', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf(letters)]);
-        const march: AddressCharge = { keyId: key.id, month: '2026-03', limit: 100 };
-        const april: AddressCharge = { keyId: key.id, month: '2026-04', limit: 100 };
+        const march: AddressCharge = { ...ownerOf(key), month: '2026-03', ceiling: atMost(100) };
+        const april: AddressCharge = { ...ownerOf(key), month: '2026-04', ceiling: atMost(100) };
         await lists.chargeAddresses(list.id, [a, b], march);
         await lists.chargeAddresses(list.id, [c], april);
-        await store.chargeVerifications(key.id, '2026-04', 5, 100);
+        await store.chargeVerifications(ownerOf(key), '2026-04', 5, atMost(100));
         // A re-check in April spoils a and c: a goes back to March, c to April.
         await lists.unchargeAddresses(list.id, [a, c], april);
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 1);
-        assert.equal((await store.usage(key.id, '2026-04')).verifications, 5);
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 1);
+        assert.equal((await accountUsage(store, key, '2026-04')).verifications, 5);
         assert.deepEqual(await chargedKeys(list.id), [b]);
         // Charged again in April, refunded in May: back to April.
         await lists.chargeAddresses(list.id, [a], april);
         await lists.unchargeAddresses(list.id, [a, b], { ...april, month: '2026-05' });
-        assert.equal((await store.usage(key.id, '2026-03')).verifications, 0);
-        assert.equal((await store.usage(key.id, '2026-04')).verifications, 5);
-        assert.equal((await store.usage(key.id, '2026-05')).verifications, 0);
+        assert.equal((await accountUsage(store, key, '2026-03')).verifications, 0);
+        assert.equal((await accountUsage(store, key, '2026-04')).verifications, 5);
+        assert.equal((await accountUsage(store, key, '2026-05')).verifications, 0);
       });
 
       describe('under concurrency', () => {
@@ -974,7 +1006,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
 
         it('charges every address exactly once when 20 overlapping charges race on two instances', async () => {
           const { key, list, emails, batches } = await raceSetup(200, 20);
-          const charge: AddressCharge = { keyId: key.id, month: '2026-05', limit: 1_000 };
+          const charge: AddressCharge = { ...ownerOf(key), month: '2026-05', ceiling: atMost(1_000) };
           const results = await Promise.all(
             batches.map((batch, i) =>
               (i % 2 === 0 ? store : second).lists.chargeAddresses(list.id, batch, charge),
@@ -985,15 +1017,15 @@ export function listStoreContract(target: ListStoreContractTarget): void {
           assert.deepEqual(sorted(charged), sorted(emails));
           for (const [i, result] of results.entries()) {
             assert.ok(result.charged.every((one) => batches[i]!.includes(one)));
-            assert.ok(result.used >= result.charged.length && result.used <= emails.length);
+            assert.ok(result.used.account >= result.charged.length && result.used.account <= emails.length);
           }
-          assert.equal((await store.usage(key.id, '2026-05')).verifications, emails.length);
+          assert.equal((await accountUsage(store, key, '2026-05')).verifications, emails.length);
           assert.deepEqual(await chargedKeys(list.id), sorted(emails));
         });
 
         it('never charges beyond a smaller limit when 20 overlapping charges race on two instances', async () => {
           const { key, list, batches } = await raceSetup(200, 20);
-          const charge: AddressCharge = { keyId: key.id, month: '2026-05', limit: 150 };
+          const charge: AddressCharge = { ...ownerOf(key), month: '2026-05', ceiling: atMost(150) };
           const results = await Promise.all(
             batches.map((batch, i) =>
               (i % 2 === 0 ? store : second).lists.chargeAddresses(list.id, batch, charge),
@@ -1002,14 +1034,14 @@ export function listStoreContract(target: ListStoreContractTarget): void {
           const charged = results.flatMap((result) => result.charged);
           assert.equal(new Set(charged).size, charged.length, 'an address was charged twice');
           assert.equal(charged.length, 150);
-          assert.ok(results.every((result) => result.used <= 150));
-          assert.equal((await second.usage(key.id, '2026-05')).verifications, 150);
+          assert.ok(results.every((result) => result.used.account <= 150));
+          assert.equal((await accountUsage(second, key, '2026-05')).verifications, 150);
           assert.deepEqual(await chargedKeys(list.id), sorted(charged));
         });
 
         it('charges every address at most once, within the limit, across separate processes', async () => {
           const { key, list, batches } = await raceSetup(120, 24);
-          const charge: AddressCharge = { keyId: key.id, month: '2026-06', limit: 100 };
+          const charge: AddressCharge = { ...ownerOf(key), month: '2026-06', ceiling: atMost(100) };
           const startAt = Date.now() + 3_000;
           // Small pools: several test runs may share one server's 100 connections.
           const options = { ...target.options, poolSize: 4 };
@@ -1026,7 +1058,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
           const charged = outcomes.flatMap((outcome) => outcome.charged.flat());
           assert.equal(new Set(charged).size, charged.length, 'an address was charged twice');
           assert.equal(charged.length, 100);
-          assert.equal((await store.usage(key.id, '2026-06')).verifications, 100);
+          assert.equal((await accountUsage(store, key, '2026-06')).verifications, 100);
           assert.deepEqual(await chargedKeys(list.id), sorted(charged));
         });
       });

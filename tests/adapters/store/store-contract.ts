@@ -10,7 +10,14 @@ import type { ApiKeyRecord } from '../../../src/accounts/ports.ts';
 import { openStore } from '../../../src/adapters/store/open-store.ts';
 import type { Store } from '../../../src/store.ts';
 import { storeConcurrencyContract } from './store-concurrency-contract.ts';
-import { createKey, type StoreContractTarget } from './store-fixtures.ts';
+import {
+  accountUsage,
+  atMost,
+  both,
+  createKey,
+  ownerOf,
+  type StoreContractTarget,
+} from './store-fixtures.ts';
 
 export type { StoreContractTarget };
 
@@ -34,45 +41,140 @@ export function storeContract(target: StoreContractTarget): void {
     });
 
     it('creates accounts with distinct ids and ISO creation instants', async () => {
-      const first = await store.createAccount('Acme');
-      const second = await store.createAccount('Acme');
+      const first = await store.createAccount({ name: 'Acme', plan: 'free' });
+      const second = await store.createAccount({ name: 'Acme', plan: 'free' });
       assert.equal(first.name, 'Acme');
       assert.notEqual(first.id, second.id);
       assert.match(first.createdAt, ISO_INSTANT);
     });
 
     it('finds an account by id, and null for an unknown id', async () => {
-      const created = await store.createAccount('Findable');
+      const created = await store.createAccount({ name: 'Findable', plan: 'free' });
       assert.deepEqual(await store.findAccount(created.id), created);
       assert.equal(await store.findAccount(randomUUID()), null);
     });
 
-    it('creates a key and finds it by hash, with plan, prefix and null overrides', async () => {
-      const account = await store.createAccount('Keys');
+    it('creates a key and finds it by hash, with prefix and no caps', async () => {
+      const account = await store.createAccount({ name: 'Keys', plan: 'starter' });
       const keyHash = `hash-${randomUUID()}`;
       const created = await store.createApiKey({
         accountId: account.id,
+        kind: 'api',
         name: 'ci',
-        plan: 'starter',
         keyHash,
         displayPrefix: 'mv_live_ab12',
-        monthlyQuota: null,
-        bulkQuota: null,
-        rateLimit: null,
+        caps: { monthlyQuota: null, bulkQuota: null, rateLimit: null },
       });
       assert.match(created.createdAt, ISO_INSTANT);
       assert.equal(created.revokedAt, null);
+      assert.equal(created.lastUsedAt, null);
       assert.deepEqual(await store.findApiKeyByHash(keyHash), created);
       assert.equal(await store.findApiKeyByHash(`${keyHash}-other`), null);
       assert.equal(await store.findApiKeyByHash(''), null);
     });
 
-    it('stores per-key overrides, quotas beyond 32 bits included', async () => {
-      const key = await newKey({ monthlyQuota: 5_000_000_000, bulkQuota: 0, rateLimit: 7 });
+    it("stores a key's caps and an account's plan and overrides, figures beyond 32 bits included", async () => {
+      const key = await newKey({ caps: { monthlyQuota: 5_000_000_000, bulkQuota: 0, rateLimit: 7 } });
       const found = await store.findApiKeyByHash(key.keyHash);
-      assert.equal(found?.monthlyQuota, 5_000_000_000);
-      assert.equal(found?.bulkQuota, 0);
-      assert.equal(found?.rateLimit, 7);
+      assert.deepEqual(found?.caps, { monthlyQuota: 5_000_000_000, bulkQuota: 0, rateLimit: 7 });
+      const account = await store.createAccount({ name: 'Big', plan: 'pro', monthlyQuota: 6_000_000_000 });
+      assert.deepEqual(await store.findAccount(account.id), account);
+      assert.equal(account.monthlyQuota, 6_000_000_000);
+      assert.equal(account.bulkQuota, null);
+      const updated = await store.updateAccount(account.id, {
+        plan: 'starter',
+        rateLimit: 9,
+        monthlyQuota: null,
+      });
+      assert.deepEqual(
+        [updated?.plan, updated?.rateLimit, updated?.monthlyQuota, updated?.name],
+        ['starter', 9, null, 'Big'],
+      );
+      assert.equal(await store.updateAccount(`missing-${randomUUID()}`, { plan: 'pro' }), null);
+      assert.ok((await store.listAccounts()).some((listed) => listed.id === account.id));
+    });
+
+    it("changes a key's name and caps only within its own account", async () => {
+      const key = await newKey();
+      const other = await store.createAccount({ name: 'Other', plan: 'free' });
+      assert.equal(await store.updateApiKey(other.id, key.id, { name: 'stolen' }), null);
+      assert.equal((await store.findApiKeyById(key.id))?.name, key.name);
+      const updated = await store.updateApiKey(key.accountId, key.id, {
+        name: 'renamed',
+        caps: { rateLimit: 3 },
+      });
+      assert.equal(updated?.name, 'renamed');
+      assert.deepEqual(updated?.caps, { monthlyQuota: null, bulkQuota: null, rateLimit: 3 });
+      const cleared = await store.updateApiKey(key.accountId, key.id, {
+        caps: { rateLimit: null, monthlyQuota: 40 },
+      });
+      assert.deepEqual(cleared?.caps, { monthlyQuota: 40, bulkQuota: null, rateLimit: null });
+      await store.touchApiKey(key.id, new Date('2026-11-01T10:00:00.000Z'));
+      assert.equal((await store.findApiKeyById(key.id))?.lastUsedAt, '2026-11-01T10:00:00.000Z');
+    });
+
+    it("makes an account's dashboard key once, never listed among its API keys", async () => {
+      const key = await newKey();
+      const [first, second] = await Promise.all([
+        store.dashboardKey(key.accountId),
+        store.dashboardKey(key.accountId),
+      ]);
+      assert.equal(first.kind, 'dashboard');
+      assert.equal(first.id, second.id);
+      assert.equal((await store.dashboardKey(key.accountId)).id, first.id);
+      assert.deepEqual(
+        (await store.listApiKeys(key.accountId)).map((listed) => listed.id),
+        [key.id],
+      );
+      assert.equal(await store.updateApiKey(key.accountId, first.id, { name: 'x' }), null);
+    });
+
+    it('stores users with unique addresses, and sessions by token hash; a password change ends the others', async () => {
+      const account = await store.createAccount({ name: 'People', plan: 'free' });
+      const email = `someone-${randomUUID()}@example.com`;
+      const user = await store.users.createUser({ accountId: account.id, email, passwordHash: 'h1' });
+      assert.ok(user !== null);
+      assert.equal(await store.users.createUser({ accountId: account.id, email, passwordHash: 'h2' }), null);
+      assert.deepEqual(await store.users.findUserByEmail(email), user);
+      assert.deepEqual(await store.users.findUserById(user.id), user);
+      const at = '2026-11-01T00:00:00.000Z';
+      const session = (token: string) =>
+        store.users.createSession({
+          userId: user.id,
+          tokenHash: token,
+          createdAt: at,
+          lastSeenAt: at,
+          expiresAt: at,
+        });
+      const kept = await session(`t-${randomUUID()}`);
+      const ended = await session(`t-${randomUUID()}`);
+      assert.deepEqual(await store.users.findSessionByHash(kept.tokenHash), kept);
+      await store.users.extendSession(kept.id, '2026-11-02T00:00:00.000Z', '2026-12-02T00:00:00.000Z');
+      assert.equal(
+        (await store.users.findSessionByHash(kept.tokenHash))?.expiresAt,
+        '2026-12-02T00:00:00.000Z',
+      );
+      await store.users.changePassword(user.id, 'h3', kept.id);
+      assert.equal((await store.users.findUserById(user.id))?.passwordHash, 'h3');
+      assert.equal(await store.users.findSessionByHash(ended.tokenHash), null);
+      assert.ok((await store.users.findSessionByHash(kept.tokenHash)) !== null);
+      await store.users.deleteSession(kept.id);
+      assert.equal(await store.users.findSessionByHash(kept.tokenHash), null);
+    });
+
+    it('deletes an account with its keys, users and usage', async () => {
+      const key = await newKey();
+      const user = await store.users.createUser({
+        accountId: key.accountId,
+        email: `gone-${randomUUID()}@example.com`,
+        passwordHash: 'h',
+      });
+      await store.chargeVerifications(ownerOf(key), '2025-09', 2, atMost(10));
+      await store.deleteAccount(key.accountId);
+      assert.equal(await store.findAccount(key.accountId), null);
+      assert.equal(await store.findApiKeyById(key.id), null);
+      assert.equal(await store.users.findUserById(user!.id), null);
+      assert.deepEqual(await accountUsage(store, key, '2025-09'), { verifications: 0, bulkRequests: 0 });
     });
 
     it('refuses a second key with the same hash, and a key for an unknown account', async () => {
@@ -82,7 +184,7 @@ export function storeContract(target: StoreContractTarget): void {
     });
 
     it('lists keys of one account oldest first, and all keys without one', async () => {
-      const account = await store.createAccount('Listing');
+      const account = await store.createAccount({ name: 'Listing', plan: 'free' });
       const first = await newKey({ accountId: account.id, name: 'first' });
       await setTimeout(5); // creation instants have millisecond precision
       const second = await newKey({ accountId: account.id, name: 'second' });
@@ -107,91 +209,145 @@ export function storeContract(target: StoreContractTarget): void {
 
     it('starts every key and month at zero usage', async () => {
       const key = await newKey();
-      assert.deepEqual(await store.usage(key.id, '2025-01'), { verifications: 0, bulkRequests: 0 });
-      assert.deepEqual(await store.usage(`missing-${randomUUID()}`, '2025-01'), {
-        verifications: 0,
-        bulkRequests: 0,
-      });
+      assert.deepEqual(await accountUsage(store, key, '2025-01'), { verifications: 0, bulkRequests: 0 });
+      assert.deepEqual(
+        await accountUsage(store, { id: `missing-${randomUUID()}`, accountId: 'none' }, '2025-01'),
+        {
+          verifications: 0,
+          bulkRequests: 0,
+        },
+      );
     });
 
     it('counts usage per key and per month, independently', async () => {
       const [one, two] = [await newKey(), await newKey()];
-      assert.deepEqual(await store.chargeVerifications(one.id, '2025-01', 3, 10), { granted: 3, used: 3 });
-      assert.deepEqual(await store.chargeVerifications(one.id, '2025-02', 10, 10), { granted: 10, used: 10 });
-      assert.deepEqual(await store.chargeVerifications(two.id, '2025-01', 4, 10), { granted: 4, used: 4 });
-      assert.deepEqual(await store.chargeBulkRequest(one.id, '2025-02', 5), { granted: true, used: 1 });
-      assert.deepEqual(await store.usage(one.id, '2025-01'), { verifications: 3, bulkRequests: 0 });
-      assert.deepEqual(await store.usage(one.id, '2025-02'), { verifications: 10, bulkRequests: 1 });
-      assert.deepEqual(await store.usage(two.id, '2025-01'), { verifications: 4, bulkRequests: 0 });
-      assert.deepEqual(await store.usage(two.id, '2025-02'), { verifications: 0, bulkRequests: 0 });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(one), '2025-01', 3, atMost(10)), {
+        granted: 3,
+        used: both(3),
+      });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(one), '2025-02', 10, atMost(10)), {
+        granted: 10,
+        used: both(10),
+      });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(two), '2025-01', 4, atMost(10)), {
+        granted: 4,
+        used: both(4),
+      });
+      assert.deepEqual(await store.chargeBulkRequest(ownerOf(one), '2025-02', atMost(5)), {
+        granted: true,
+        used: both(1),
+      });
+      assert.deepEqual(await accountUsage(store, one, '2025-01'), { verifications: 3, bulkRequests: 0 });
+      assert.deepEqual(await accountUsage(store, one, '2025-02'), { verifications: 10, bulkRequests: 1 });
+      assert.deepEqual(await accountUsage(store, two, '2025-01'), { verifications: 4, bulkRequests: 0 });
+      assert.deepEqual(await accountUsage(store, two, '2025-02'), { verifications: 0, bulkRequests: 0 });
     });
 
     it('grants part of a charge at the cap, then nothing', async () => {
       const key = await newKey();
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 95, 100), {
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-03', 95, atMost(100)), {
         granted: 95,
-        used: 95,
+        used: both(95),
       });
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 10, 100), {
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-03', 10, atMost(100)), {
         granted: 5,
-        used: 100,
+        used: both(100),
       });
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 1, 100), { granted: 0, used: 100 });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-03', 1, atMost(100)), {
+        granted: 0,
+        used: both(100),
+      });
       // A lower limit (a plan changed mid-month) refuses without touching what was used.
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 1, 40), { granted: 0, used: 100 });
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 3, 102), { granted: 2, used: 102 });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-03', 1, atMost(40)), {
+        granted: 0,
+        used: both(100),
+      });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-03', 3, atMost(102)), {
+        granted: 2,
+        used: both(102),
+      });
     });
 
     it('charges against a quota beyond 32 bits', async () => {
       const key = await newKey();
       const limit = 2 ** 40;
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-03', 3, limit), { granted: 3, used: 3 });
-      assert.deepEqual(await store.chargeBulkRequest(key.id, '2025-03', limit), { granted: true, used: 1 });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-03', 3, atMost(limit)), {
+        granted: 3,
+        used: both(3),
+      });
+      assert.deepEqual(await store.chargeBulkRequest(ownerOf(key), '2025-03', atMost(limit)), {
+        granted: true,
+        used: both(1),
+      });
     });
 
     it('grants nothing with a limit of 0 or a request of 0, and makes no usage', async () => {
       const key = await newKey();
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-04', 5, 0), { granted: 0, used: 0 });
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-04', 0, 10), { granted: 0, used: 0 });
-      assert.deepEqual(await store.chargeBulkRequest(key.id, '2025-04', 0), { granted: false, used: 0 });
-      assert.deepEqual(await store.usage(key.id, '2025-04'), { verifications: 0, bulkRequests: 0 });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-04', 5, atMost(0)), {
+        granted: 0,
+        used: both(0),
+      });
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-04', 0, atMost(10)), {
+        granted: 0,
+        used: both(0),
+      });
+      assert.deepEqual(await store.chargeBulkRequest(ownerOf(key), '2025-04', atMost(0)), {
+        granted: false,
+        used: both(0),
+      });
+      assert.deepEqual(await accountUsage(store, key, '2025-04'), { verifications: 0, bulkRequests: 0 });
     });
 
     it('rejects counts that are negative or not whole (a caller bug)', async () => {
       const key = await newKey();
-      await assert.rejects(store.chargeVerifications(key.id, '2025-04', -1, 10), RangeError);
-      await assert.rejects(store.chargeVerifications(key.id, '2025-04', 1.5, 10), RangeError);
-      await assert.rejects(store.refundVerifications(key.id, '2025-04', Number.NaN), RangeError);
+      await assert.rejects(store.chargeVerifications(ownerOf(key), '2025-04', -1, atMost(10)), RangeError);
+      await assert.rejects(store.chargeVerifications(ownerOf(key), '2025-04', 1.5, atMost(10)), RangeError);
+      await assert.rejects(store.refundVerifications(ownerOf(key), '2025-04', Number.NaN), RangeError);
     });
 
     it('refunds verifications, never below zero', async () => {
       const key = await newKey();
-      await store.chargeVerifications(key.id, '2025-05', 10, 100);
-      await store.refundVerifications(key.id, '2025-05', 3);
-      assert.equal((await store.usage(key.id, '2025-05')).verifications, 7);
-      await store.refundVerifications(key.id, '2025-05', 0);
-      assert.equal((await store.usage(key.id, '2025-05')).verifications, 7);
-      await store.refundVerifications(key.id, '2025-05', 50);
-      assert.equal((await store.usage(key.id, '2025-05')).verifications, 0);
-      await store.refundVerifications(key.id, '2025-06', 5);
-      assert.deepEqual(await store.usage(key.id, '2025-06'), { verifications: 0, bulkRequests: 0 });
+      await store.chargeVerifications(ownerOf(key), '2025-05', 10, atMost(100));
+      await store.refundVerifications(ownerOf(key), '2025-05', 3);
+      assert.equal((await accountUsage(store, key, '2025-05')).verifications, 7);
+      await store.refundVerifications(ownerOf(key), '2025-05', 0);
+      assert.equal((await accountUsage(store, key, '2025-05')).verifications, 7);
+      await store.refundVerifications(ownerOf(key), '2025-05', 50);
+      assert.equal((await accountUsage(store, key, '2025-05')).verifications, 0);
+      await store.refundVerifications(ownerOf(key), '2025-06', 5);
+      assert.deepEqual(await accountUsage(store, key, '2025-06'), { verifications: 0, bulkRequests: 0 });
       // A refund frees room that the next charge may use.
-      await store.chargeVerifications(key.id, '2025-05', 10, 10);
-      await store.refundVerifications(key.id, '2025-05', 4);
-      assert.deepEqual(await store.chargeVerifications(key.id, '2025-05', 9, 10), { granted: 4, used: 10 });
+      await store.chargeVerifications(ownerOf(key), '2025-05', 10, atMost(10));
+      await store.refundVerifications(ownerOf(key), '2025-05', 4);
+      assert.deepEqual(await store.chargeVerifications(ownerOf(key), '2025-05', 9, atMost(10)), {
+        granted: 4,
+        used: both(10),
+      });
     });
 
     it('charges and refunds bulk requests one at a time, never below zero', async () => {
       const key = await newKey();
-      assert.deepEqual(await store.chargeBulkRequest(key.id, '2025-07', 2), { granted: true, used: 1 });
-      assert.deepEqual(await store.chargeBulkRequest(key.id, '2025-07', 2), { granted: true, used: 2 });
-      assert.deepEqual(await store.chargeBulkRequest(key.id, '2025-07', 2), { granted: false, used: 2 });
-      await store.refundBulkRequest(key.id, '2025-07');
-      assert.deepEqual(await store.chargeBulkRequest(key.id, '2025-07', 2), { granted: true, used: 2 });
-      for (let i = 0; i < 4; i++) await store.refundBulkRequest(key.id, '2025-07');
-      await store.refundBulkRequest(key.id, '2025-08');
-      assert.deepEqual(await store.usage(key.id, '2025-07'), { verifications: 0, bulkRequests: 0 });
-      assert.deepEqual(await store.usage(key.id, '2025-08'), { verifications: 0, bulkRequests: 0 });
+      assert.deepEqual(await store.chargeBulkRequest(ownerOf(key), '2025-07', atMost(2)), {
+        granted: true,
+        used: both(1),
+      });
+      assert.deepEqual(await store.chargeBulkRequest(ownerOf(key), '2025-07', atMost(2)), {
+        granted: true,
+        used: both(2),
+      });
+      assert.deepEqual(await store.chargeBulkRequest(ownerOf(key), '2025-07', atMost(2)), {
+        granted: false,
+        used: both(2),
+      });
+      await store.refundBulkRequest(ownerOf(key), '2025-07');
+      assert.deepEqual(await store.chargeBulkRequest(ownerOf(key), '2025-07', atMost(2)), {
+        granted: true,
+        used: both(2),
+      });
+      for (let i = 0; i < 4; i++) await store.refundBulkRequest(ownerOf(key), '2025-07');
+      await store.refundBulkRequest(ownerOf(key), '2025-08');
+      assert.deepEqual(await accountUsage(store, key, '2025-07'), { verifications: 0, bulkRequests: 0 });
+      assert.deepEqual(await accountUsage(store, key, '2025-08'), { verifications: 0, bulkRequests: 0 });
     });
   });
 

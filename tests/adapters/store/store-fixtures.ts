@@ -6,6 +6,7 @@ import type { ApiKeyRecord } from '../../../src/accounts/ports.ts';
 import { migrationProvider } from '../../../src/adapters/store/migrations/index.ts';
 import type { StoreOptions } from '../../../src/adapters/store/open-store.ts';
 import type { Store } from '../../../src/store.ts';
+import type { Ceiling, Usage, UsageOwner, Used } from '../../../src/usage/ports.ts';
 
 /** What a backend's test file provides. */
 export interface StoreContractTarget {
@@ -16,20 +17,46 @@ export interface StoreContractTarget {
   freshDatabase(): Promise<StoreOptions>;
 }
 
-/** A fresh key (its own account unless one is given) with a unique hash. */
-export async function createKey(store: Store, overrides: Partial<ApiKeyRecord> = {}): Promise<ApiKeyRecord> {
-  const accountId = overrides.accountId ?? (await store.createAccount('Test')).id;
+/** A fresh key (its own account on `plan` unless one is given) with a unique hash. */
+export async function createKey(
+  store: Store,
+  overrides: Partial<ApiKeyRecord> & { plan?: string } = {},
+): Promise<ApiKeyRecord> {
+  const accountId =
+    overrides.accountId ?? (await store.createAccount({ name: 'Test', plan: overrides.plan ?? 'free' })).id;
   return store.createApiKey({
     accountId,
+    kind: overrides.kind ?? 'api',
     name: overrides.name ?? 'test key',
-    plan: overrides.plan ?? 'free',
     keyHash: overrides.keyHash ?? `hash-${randomUUID()}`,
     displayPrefix: overrides.displayPrefix ?? 'mv_test_0000',
-    monthlyQuota: overrides.monthlyQuota ?? null,
-    bulkQuota: overrides.bulkQuota ?? null,
-    rateLimit: overrides.rateLimit ?? null,
+    caps: overrides.caps ?? { monthlyQuota: null, bulkQuota: null, rateLimit: null },
   });
 }
 
 /** Every migration's name, in the order they run: what a fresh database gets. */
 export const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
+
+/** Whose use a charge on `key` counts. */
+export function ownerOf(key: Pick<ApiKeyRecord, 'id' | 'accountId'>): UsageOwner {
+  return { accountId: key.accountId, keyId: key.id };
+}
+
+/** A ceiling of `limit` for the account and no cap of the key's own. */
+export function atMost(limit: number): Ceiling {
+  return { account: limit, key: null };
+}
+
+/** The counts of a key alone in its account: the account's and the key's are the same. */
+export function both(count: number): Used {
+  return { account: count, key: count };
+}
+
+/** The month's usage of the key's account. */
+export async function accountUsage(
+  store: Pick<Store, 'usage'>,
+  key: Pick<ApiKeyRecord, 'id' | 'accountId'>,
+  month: string,
+): Promise<Usage> {
+  return (await store.usage(ownerOf(key), month)).account;
+}

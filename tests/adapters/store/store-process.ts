@@ -15,6 +15,7 @@ export type StoreProcessJob =
       options: StoreOptions;
       startAt: number;
       keyId: string;
+      accountId: string;
       month: string;
       charges: number;
       limit: number;
@@ -40,9 +41,11 @@ async function run(job: StoreProcessJob): Promise<unknown> {
   const store = await openStore(job.options);
   try {
     await untilStart(job.startAt);
-    const { keyId, month, limit } = job;
+    const { keyId, accountId, month, limit } = job;
     const charges = await Promise.all(
-      Array.from({ length: job.charges }, () => store.chargeVerifications(keyId, month, 1, limit)),
+      Array.from({ length: job.charges }, () =>
+        store.chargeVerifications({ accountId, keyId }, month, 1, { account: limit, key: null }),
+      ),
     );
     return { granted: charges.reduce((sum, charge) => sum + charge.granted, 0) };
   } finally {

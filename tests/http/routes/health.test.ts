@@ -8,6 +8,7 @@ import { BUILT_IN_PLANS } from '../../../src/accounts/plans.ts';
 import { SystemClock } from '../../../src/adapters/clock/system.ts';
 import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory.ts';
 import { buildApp } from '../../../src/http/app.ts';
+import type { Store } from '../../../src/store.ts';
 import { testApp } from '../../helpers/app.ts';
 
 test('healthz: 200 {"status":"ok"} without auth, with a request id', async () => {
@@ -45,7 +46,7 @@ test('readyz: 200 while the store answers, 503 not_ready with checks once it is 
 
 test('readyz: a store that never answers is 503 within the bound, not a hung probe', async () => {
   const app = buildApp({
-    store: { findApiKeyByHash: async () => null, ping: () => new Promise(() => {}) },
+    store: { findApiKeyByHash: async () => null, ping: () => new Promise(() => {}) } as unknown as Store,
     service: {
       verifyOne: async () => assert.fail(),
       verifyBulk: async () => assert.fail(),

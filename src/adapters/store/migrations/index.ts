@@ -4,13 +4,15 @@
  * add a new file as `NNNN-what-it-does.ts` and list it here.
  */
 import type { Migration, MigrationProvider } from 'kysely';
+import { BUILT_IN_PLANS, type Plan } from '../../../accounts/plans.ts';
 import * as accountsKeysUsage from './0001-accounts-keys-usage.ts';
 import * as listJobs from './0002-list-jobs.ts';
 import * as accountPerKey from './0003-account-per-key.ts';
 import * as listScheduling from './0005-list-scheduling.ts';
 import * as chargeMonth from './0006-charge-month.ts';
+import { accountsOwnPlans } from './0007-accounts-own-plans.ts';
 
-const migrations: Readonly<Record<string, Migration>> = {
+const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
   '0002-list-jobs': listJobs,
   '0003-account-per-key': accountPerKey,
@@ -18,7 +20,13 @@ const migrations: Readonly<Record<string, Migration>> = {
   '0006-charge-month': chargeMonth,
 };
 
-/** The provider handed to Kysely's Migrator. */
-export const migrationProvider: MigrationProvider = {
-  getMigrations: () => Promise.resolve({ ...migrations }),
-};
+/** The provider handed to Kysely's Migrator; some migrations need the plans in force. */
+export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): MigrationProvider {
+  return {
+    getMigrations: () =>
+      Promise.resolve({ ...fixedMigrations, '0007-accounts-own-plans': accountsOwnPlans(plans) }),
+  };
+}
+
+/** The provider with the built-in plans. */
+export const migrationProvider: MigrationProvider = migrationProviderFor(BUILT_IN_PLANS);

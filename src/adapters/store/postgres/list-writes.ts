@@ -11,12 +11,14 @@
  */
 import { type Kysely, sql } from 'kysely';
 import type { AddressCharge, UploadedRow } from '../../../lists/ports.ts';
+import type { Used } from '../../../usage/ports.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
 import type { ListWrites } from '../kysely-list-store.ts';
 import { holdLiveList } from '../list-liveness.ts';
 import { type CountColumn, countColumnOf } from '../list-rows.ts';
 import type { DatabaseSchema } from '../schema.ts';
-import { ensureUsageRow, grantVerifications, verificationsUsed } from '../usage-queries.ts';
+import { verificationsUsed } from '../usage-queries.ts';
+import { chargeVerificationRows } from './charges.ts';
 
 /** Upload batches stay under PostgreSQL's bound on parameters per statement. */
 const INSERT_CHUNK = 500;
@@ -40,14 +42,14 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
     listId: string,
     addressKeys: readonly string[],
     charge: AddressCharge,
-  ): Promise<{ charged: string[]; used: number; stopped?: true }> =>
+  ): Promise<{ charged: string[]; used: Used; stopped?: true }> =>
     db.transaction().execute(async (trx) => {
       // Holding the list's row: a pause or cancel waits for this charge, or this charge sees it and
       // charges nothing, so nothing is charged once the pause or cancel was acknowledged.
       if (!(await holdLiveList(trx, listId))) {
         return {
           charged: [],
-          used: await verificationsUsed(trx, charge.keyId, charge.month),
+          used: await verificationsUsed(trx, charge, charge.month),
           stopped: true as const,
         };
       }
@@ -79,16 +81,7 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
       // Deduplicated: a key named twice would otherwise be charged (and reported) twice, while the
       // UPDATE marked its row only once (SQLite's chargeAddressesSync charges it once).
       const inOrder = [...new Set(addressKeys)].filter((key) => markedKeys.has(key));
-      let grant = { granted: 0, used: 0 };
-      if (inOrder.length > 0 && charge.limit > 0) {
-        let charged = await grantVerifications(trx, charge.keyId, charge.month, inOrder.length, charge.limit);
-        if (charged === undefined) {
-          await ensureUsageRow(trx, charge.keyId, charge.month);
-          charged = await grantVerifications(trx, charge.keyId, charge.month, inOrder.length, charge.limit);
-        }
-        if (charged !== undefined) grant = charged;
-      }
-      if (grant.granted === 0) grant.used = await verificationsUsed(trx, charge.keyId, charge.month);
+      const grant = await chargeVerificationRows(trx, charge, charge.month, inOrder.length, charge.ceiling);
       const uncovered = inOrder.slice(grant.granted);
       if (uncovered.length > 0) {
         await trx

@@ -12,10 +12,10 @@ import {
   type ListStore,
   type UploadedRow,
 } from '../../../lists/ports.ts';
-import type { UsageMonth } from '../../../usage/months.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
-import { assertCount } from '../kysely-store.ts';
+import { assertCharge } from '../kysely-store.ts';
 import { countColumnOf, STATUS_COUNT_COLUMNS } from '../list-rows.ts';
+import type { SqliteCharges } from './charges.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 
 const MARK_CHARGED =
@@ -40,19 +40,11 @@ const ADD_COUNTS = `
     ${STATUS_COUNT_COLUMNS.map((column) => `${column} = ${column} + @${column}`).join(', ')}
    where id = @listId`;
 
-/** The usage charge of SqliteStore, as synchronous statements. */
-export type ChargeUsageSync = (
-  keyId: string,
-  month: UsageMonth,
-  requested: number,
-  limit: number,
-) => { granted: number; used: number };
-
 /** `chargeAddresses` and `saveResults` for SQLite, run in `writes`. */
 export function sqliteListWrites(
   connection: Database.Database,
   writes: WriteBatcher,
-  chargeUsage: ChargeUsageSync,
+  charges: SqliteCharges,
 ): Pick<ListStore, 'addRows' | 'chargeAddresses' | 'saveResults'> {
   const touchList = connection.prepare(TOUCH_LIST);
   const insertRow = connection.prepare(INSERT_ROW);
@@ -84,15 +76,18 @@ export function sqliteListWrites(
     // quota could not cover.
     chargeAddresses: (listId: string, addressKeys: readonly string[], charge: AddressCharge) =>
       writes.run(() => {
-        assertCount('limit', charge.limit);
+        assertCharge(0, charge.ceiling);
         if (!isLive(listId)) {
-          const { used } = chargeUsage(charge.keyId, charge.month, 0, charge.limit);
-          return { charged: [], used, stopped: true as const };
+          return {
+            charged: [],
+            used: charges.used(charge, charge.month).verifications,
+            stopped: true as const,
+          };
         }
         const marked = [...new Set(addressKeys)].filter(
           (key) => markCharged.run(charge.month, listId, key).changes > 0,
         );
-        const grant = chargeUsage(charge.keyId, charge.month, marked.length, charge.limit);
+        const grant = charges.verifications(charge, charge.month, marked.length, charge.ceiling);
         for (const key of marked.slice(grant.granted)) unmarkCharged.run(listId, key);
         return { charged: marked.slice(0, grant.granted), used: grant.used };
       }),

@@ -1,26 +1,45 @@
 /**
- * The authenticated /api/v1 routes. Like a folder with `autohooks`: auth, then the rate limit
- * apply to every route registered here, in that order (DESIGN §1); the verification routes add
- * the JSON-object check in their own context, and the list routes their streaming body parsers.
+ * The /api/v1 routes. Sign-up and sign-in are public, in a context of their own; every other route
+ * is in the authenticated context, like a folder with `autohooks`: auth (an API key or a session),
+ * then the rate limit, apply to every route registered there, in that order (DESIGN §1). The
+ * verification routes add the JSON-object check in their own context, and the list routes their
+ * streaming body parsers.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
 import type { ListService } from '../../../lists/list-service.ts';
 import type { Store } from '../../../store.ts';
 import type { RateLimiter } from '../../../usage/ports.ts';
 import type { VerificationService } from '../../../usage/verification-service.ts';
-import { authPlugin } from '../../plugins/auth.ts';
+import { authPlugin, type SessionAuth } from '../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../plugins/json-body.ts';
 import { rateLimitPlugin } from '../../plugins/rate-limit.ts';
+import type { SignInThrottle } from '../../sign-in-throttle.ts';
+import { accountRoutes } from './accounts/account.ts';
+import { keyRoutes } from './accounts/keys.ts';
+import { publicSessionRoutes, sessionRoutes } from './accounts/session.ts';
 import { bulkRoute } from './bulk.ts';
 import { listRoutes } from './lists/index.ts';
 import { verifyRoute } from './verify.ts';
 
+/** What sign-up, sign-in and sessions need; without it only API keys are accepted. */
+export interface DashboardAuth {
+  sessions: SessionAuth;
+  throttle: SignInThrottle;
+  signup: 'open' | 'closed';
+  /** The plan new sign-ups are on. */
+  plan: string;
+}
+
 export interface V1Deps {
   service: Pick<VerificationService, 'verifyOne' | 'verifyBulk' | 'quotaState'>;
-  store: Pick<Store, 'findApiKeyByHash'>;
+  store: Store;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
+  keyUse?: Pick<KeyUseRecorder, 'used'>;
+  /** Accounts' users and sessions. */
+  dashboard?: DashboardAuth;
   /** List jobs; without them (tests of the verification routes) the list routes are absent. */
   lists?: ListService;
   /** Signs webhooks: the per-list webhook secret is derived from it. */
@@ -29,29 +48,41 @@ export interface V1Deps {
   uploadIdleTimeoutMs?: number;
   /** A list upload that takes longer than this in all is refused (408), ms. */
   uploadTimeoutMs?: number;
+  now?: () => Date;
 }
 
-/** Registers the verification routes under the caller's prefix (`/api/v1`). */
+/** Registers the routes under the caller's prefix (`/api/v1`). */
 export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
-  const { service, store, rateLimiter, plans, lists, secretKey, uploadIdleTimeoutMs, uploadTimeoutMs } = deps;
+  const { service, store, rateLimiter, plans, lists, secretKey, dashboard } = deps;
   // Each plugin gets only its own dependencies: passing these options on whole would pass the
   // caller's `prefix` too, and prefix the routes twice.
-  await app.register(authPlugin, { store, plans });
-  await app.register(rateLimitPlugin, { rateLimiter, service });
-  await app.register(async (verification) => {
-    await verification.register(jsonBodyPlugin);
-    await verification.register(verifyRoute, { service });
-    await verification.register(bulkRoute, { service });
-  });
-  if (lists !== undefined && secretKey !== undefined) {
-    await app.register(listRoutes, {
-      lists,
-      secretKey,
-      maxRows: LIST_MAX_ROWS,
-      uploadIdleTimeoutMs: uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS,
-      uploadTimeoutMs: uploadTimeoutMs ?? UPLOAD_TIMEOUT_MS,
+  const sessionDeps =
+    dashboard === undefined ? undefined : { ...dashboard, users: store.users, accounts: store };
+  if (sessionDeps !== undefined) await app.register(publicSessionRoutes, sessionDeps);
+
+  await app.register(async (authed) => {
+    await authed.register(authPlugin, { store, plans, keyUse: deps.keyUse, sessions: dashboard?.sessions });
+    await authed.register(rateLimitPlugin, { rateLimiter, service });
+    await authed.register(async (verification) => {
+      await verification.register(jsonBodyPlugin);
+      await verification.register(verifyRoute, { service });
+      await verification.register(bulkRoute, { service });
     });
-  }
+    if (lists !== undefined && secretKey !== undefined) {
+      await authed.register(listRoutes, {
+        lists,
+        secretKey,
+        maxRows: LIST_MAX_ROWS,
+        uploadIdleTimeoutMs: deps.uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS,
+        uploadTimeoutMs: deps.uploadTimeoutMs ?? UPLOAD_TIMEOUT_MS,
+      });
+    }
+    await authed.register(accountRoutes, { store, now: deps.now });
+    if (sessionDeps !== undefined) {
+      await authed.register(sessionRoutes, sessionDeps);
+      await authed.register(keyRoutes, { store, now: deps.now });
+    }
+  });
 };
 
 /** How long a list upload's body may stop arriving by default, ms (MAILVET_UPLOAD_IDLE_TIMEOUT_MS). */

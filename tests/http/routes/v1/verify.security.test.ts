@@ -2,6 +2,7 @@
  * POST /api/v1/verify, security: the shared 401 cases, keys that only look like a real one, the
  * constant-time comparison, keys and addresses kept out of logs, and no internal detail in a 500.
  */
+
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateApiKey, hashApiKey, hashesEqual } from '../../../../src/accounts/api-keys.ts';
@@ -10,6 +11,7 @@ import type { ApiKeyRecord } from '../../../../src/accounts/ports.ts';
 import { SystemClock } from '../../../../src/adapters/clock/system.ts';
 import { MemoryRateLimiter } from '../../../../src/adapters/rate-limit/memory.ts';
 import { buildApp } from '../../../../src/http/app.ts';
+import type { Store } from '../../../../src/store.ts';
 import { testApp } from '../../../helpers/app.ts';
 import { authCases } from '../../auth-cases.ts';
 import { assertError, post, VERIFY } from '../../expect.ts';
@@ -57,25 +59,24 @@ describe('keys', () => {
     const record: ApiKeyRecord = {
       id: 'key_other',
       accountId: 'acct',
+      kind: 'api',
       name: 'other',
-      plan: 'free',
       keyHash: other.keyHash,
       displayPrefix: other.displayPrefix,
-      monthlyQuota: null,
-      bulkQuota: null,
-      rateLimit: null,
+      caps: { monthlyQuota: null, bulkQuota: null, rateLimit: null },
       createdAt: new Date().toISOString(),
+      lastUsedAt: null,
       revokedAt: null,
     };
     const looked: string[] = [];
     const app = buildApp({
       store: {
-        findApiKeyByHash: async (hash) => {
+        findApiKeyByHash: async (hash: string) => {
           looked.push(hash);
           return record;
         },
         ping: async () => {},
-      },
+      } as unknown as Store,
       service: {
         verifyOne: async () => assert.fail('must not verify'),
         verifyBulk: async () => assert.fail('must not verify'),

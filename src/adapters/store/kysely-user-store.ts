@@ -1,0 +1,107 @@
+/**
+ * Dashboard users and their sessions on Kysely, for SQLite and PostgreSQL alike. A user's address
+ * is unique (lower-cased by the caller); a session is found by its token's hash only.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { Session, User, UserStore } from '../../accounts/ports.ts';
+import type { DatabaseSchema, SessionsTable, UsersTable } from './schema.ts';
+
+export class KyselyUserStore implements UserStore {
+  readonly #db: Kysely<DatabaseSchema>;
+
+  constructor(db: Kysely<DatabaseSchema>) {
+    this.#db = db;
+  }
+
+  async createUser(input: Omit<User, 'id' | 'createdAt'>): Promise<User | null> {
+    const row: Selectable<UsersTable> = {
+      id: randomUUID(),
+      account_id: input.accountId,
+      email: input.email,
+      password_hash: input.passwordHash,
+      created_at: new Date().toISOString(),
+    };
+    // The unique index decides between two sign-ups of one address at once.
+    const inserted = await this.#db
+      .insertInto('users')
+      .values(row)
+      .onConflict((conflict) => conflict.column('email').doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1 ? toUser(row) : null;
+  }
+
+  async findUserByEmail(email: string): Promise<User | null> {
+    const row = await this.#db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    return row === undefined ? null : toUser(row);
+  }
+
+  async findUserById(id: string): Promise<User | null> {
+    const row = await this.#db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? null : toUser(row);
+  }
+
+  async changePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+      let others = trx.deleteFrom('sessions').where('user_id', '=', userId);
+      if (keepSessionId !== null) others = others.where('id', '!=', keepSessionId);
+      await others.execute();
+    });
+  }
+
+  async createSession(input: Omit<Session, 'id'>): Promise<Session> {
+    const row: Selectable<SessionsTable> = {
+      id: randomUUID(),
+      user_id: input.userId,
+      token_hash: input.tokenHash,
+      created_at: input.createdAt,
+      last_seen_at: input.lastSeenAt,
+      expires_at: input.expiresAt,
+    };
+    await this.#db.insertInto('sessions').values(row).execute();
+    return toSession(row);
+  }
+
+  async findSessionByHash(tokenHash: string): Promise<Session | null> {
+    const row = await this.#db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return row === undefined ? null : toSession(row);
+  }
+
+  async extendSession(id: string, lastSeenAt: string, expiresAt: string): Promise<void> {
+    await this.#db
+      .updateTable('sessions')
+      .set({ last_seen_at: lastSeenAt, expires_at: expiresAt })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.#db.deleteFrom('sessions').where('id', '=', id).execute();
+  }
+}
+
+function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    createdAt: row.created_at,
+  };
+}
+
+function toSession(row: Selectable<SessionsTable>): Session {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    tokenHash: row.token_hash,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * What the store-managing commands (`keys`, `accounts`, `users`) share: the configured store for
+ * the length of one command, and the checks of their flags.
+ */
+import type { Plan } from '../accounts/plans.ts';
+import { DEFAULT_PLAN } from '../accounts/plans.ts';
+import type { Figures } from '../accounts/ports.ts';
+import { loadConfig } from '../config.ts';
+import { openConfiguredStore } from '../container/index.ts';
+import type { Store } from '../store.ts';
+import { UsageError } from './usage-error.ts';
+
+/** Runs `work` on the configured store, closed afterwards. */
+export async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openConfiguredStore(loadConfig());
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The plan named (default: free) when the plans have it. */
+export function knownPlan(plans: Readonly<Record<string, Plan>>, plan: string | undefined): string {
+  const name = plan ?? DEFAULT_PLAN;
+  if (!(name in plans))
+    throw new UsageError(`unknown plan "${name}"; plans: ${Object.keys(plans).join(', ')}`);
+  return name;
+}
+
+/** A `--name` of 1 to 200 characters; undefined when not given. */
+export function optionalName(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const name = value.trim();
+  if (name.length === 0 || name.length > 200) throw new UsageError('--name must be 1 to 200 characters');
+  return name;
+}
+
+const QUOTA_FLAGS = { monthlyQuota: '--monthly-quota', bulkQuota: '--bulk-quota', rateLimit: '--rate-limit' };
+/** The flags of a key's caps in `keys update`. */
+export const CAP_FLAGS = {
+  monthlyQuota: '--monthly-cap',
+  bulkQuota: '--bulk-cap',
+  rateLimit: '--rate-limit',
+};
+
+/**
+ * `--monthly-quota`, `--bulk-quota`, `--rate-limit` as figures; a flag not given is left out.
+ * With `removable`, the value `none` removes a figure (null).
+ */
+export function capFlags(
+  flags: { monthlyQuota?: string; bulkQuota?: string; rateLimit?: string },
+  removable = false,
+  names: Record<keyof Figures, string> = QUOTA_FLAGS,
+): Partial<Figures> {
+  const figure = (flag: string, value: string | undefined, min: number) =>
+    value === undefined
+      ? undefined
+      : removable && value.trim() === 'none'
+        ? null
+        : wholeNumber(flag, value, min);
+  const figures: Partial<Figures> = {
+    monthlyQuota: figure(names.monthlyQuota, flags.monthlyQuota, 0),
+    bulkQuota: figure(names.bulkQuota, flags.bulkQuota, 0),
+    rateLimit: figure(names.rateLimit, flags.rateLimit, 1),
+  };
+  return Object.fromEntries(Object.entries(figures).filter(([, value]) => value !== undefined));
+}
+
+function wholeNumber(flag: string, value: string, min: number): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min) {
+    throw new UsageError(`${flag} must be a whole number of at least ${min}`);
+  }
+  return parsed;
+}

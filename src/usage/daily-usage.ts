@@ -1,0 +1,44 @@
+/**
+ * The daily figures of `GET /api/v1/usage` (verifications by status, bulk requests, list rows, per
+ * key), counted in memory and added to the store once a second: display figures must not cost a
+ * write per request. The quota itself is charged in the store at once, exactly; these may lose the
+ * last second's counts in a crash.
+ */
+import type { DailyUsage, UsageOwner, UsageStore } from './ports.ts';
+
+/** A figure of the day: a verification status, `list_rows` or `bulk_requests`. */
+export type DailyMetric = string;
+
+export class DailyUsageRecorder {
+  readonly #store: Pick<UsageStore, 'addDailyUsage'>;
+  #pending = new Map<string, DailyUsage>();
+
+  constructor(store: Pick<UsageStore, 'addDailyUsage'>) {
+    this.#store = store;
+  }
+
+  /** Counts `count` of `metric` for the owner on the UTC day of `at`. */
+  record(owner: UsageOwner, metric: DailyMetric, count: number, at: Date): void {
+    if (count <= 0) return;
+    const day = at.toISOString().slice(0, 10);
+    const id = `${owner.accountId}\u0000${owner.keyId}\u0000${day}\u0000${metric}`;
+    const entry = this.#pending.get(id);
+    if (entry === undefined) {
+      this.#pending.set(id, { accountId: owner.accountId, keyId: owner.keyId, day, metric, count });
+    } else entry.count += count;
+  }
+
+  /** Adds what was counted since the last flush to the store; on failure it is kept for the next. */
+  async flush(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const entries = [...this.#pending.values()];
+    this.#pending = new Map();
+    try {
+      await this.#store.addDailyUsage(entries);
+    } catch (error) {
+      for (const entry of entries)
+        this.record(entry, entry.metric, entry.count, new Date(`${entry.day}T00:00:00Z`));
+      throw error;
+    }
+  }
+}

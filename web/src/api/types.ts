@@ -1,0 +1,38 @@
+/**
+ * Names for the API's shapes, taken from the generated schema so that they follow the server.
+ * Shapes without a named schema are read off their route's success response.
+ */
+import type { components, paths } from './schema';
+
+type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
+type SuccessOf<Responses> = Responses extends { 200: infer Ok }
+  ? Ok
+  : Responses extends { 201: infer Created }
+    ? Created
+    : never;
+type JsonOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : never;
+
+/** The JSON body of a route's 200 (or 201) answer. */
+export type SuccessBody<Path extends keyof paths, Method extends keyof paths[Path]> = JsonOf<
+  SuccessOf<ResponsesOf<paths[Path][Method]>>
+>;
+
+export type VerificationResult = components['schemas']['VerificationResult'];
+export type Status = VerificationResult['status'];
+export type List = components['schemas']['List'];
+export type ListState = List['state'];
+export type ListPage = components['schemas']['ListPage'];
+
+export type Session = SuccessBody<'/api/v1/session', 'get'>;
+export type Account = SuccessBody<'/api/v1/account', 'get'>;
+export type Usage = SuccessBody<'/api/v1/usage', 'get'>;
+export type UsageDay = Usage['days'][number];
+export type ApiKey = SuccessBody<'/api/v1/keys', 'get'>['keys'][number];
+export type CreatedKey = SuccessBody<'/api/v1/keys', 'post'>;
+
+/** One row of `GET /lists/{id}/results?format=json` (the schema leaves its items open). */
+export interface ResultRow {
+  row: number;
+  email: string;
+  result: VerificationResult | null;
+}

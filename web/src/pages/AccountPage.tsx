@@ -1,0 +1,84 @@
+/** Account: who is signed in, the plan and its limits, this month's use, and the password. */
+import { useEffect, useState } from 'react';
+import { PasswordForm } from '../account/PasswordForm';
+import { api } from '../api/client';
+import { type Outcome, settle } from '../api/problem';
+import type { Account } from '../api/types';
+import { PageTitle } from '../components/PageTitle';
+import { formatCount, formatDay, formatInstant } from '../lib/format';
+import { useSignedIn } from '../session/session';
+
+export function AccountPage() {
+  const session = useSignedIn();
+  const [account, setAccount] = useState<Outcome<Account> | null>(null);
+
+  useEffect(() => {
+    let current = true;
+    void settle(api.GET('/api/v1/account')).then((outcome) => {
+      if (current) setAccount(outcome);
+    });
+    return () => {
+      current = false;
+    };
+  }, []);
+
+  return (
+    <>
+      <PageTitle>Account</PageTitle>
+      <section aria-labelledby="who-heading" className="card">
+        <h2 id="who-heading">You</h2>
+        <dl className="facts">
+          <dt>Email</dt>
+          <dd>{session.user.email}</dd>
+          <dt>Account</dt>
+          <dd>{session.account.name}</dd>
+          <dt>Member since</dt>
+          <dd>{formatInstant(session.user.created_at)}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="plan-heading" className="card">
+        <h2 id="plan-heading">Plan and limits</h2>
+        {account === null && <p className="muted">Loading your plan…</p>}
+        {account !== null && !account.ok && (
+          <div role="alert" className="alert alert-error">
+            Could not load your plan: {account.problem.message}
+          </div>
+        )}
+        {account?.ok && <PlanFacts account={account.data} />}
+      </section>
+      <section aria-labelledby="password-heading" className="card">
+        <h2 id="password-heading">Change password</h2>
+        <PasswordForm email={session.user.email} />
+      </section>
+    </>
+  );
+}
+
+function PlanFacts({ account }: { account: Account }) {
+  const { limits, usage } = account;
+  return (
+    <dl className="facts">
+      <dt>Plan</dt>
+      <dd className="plan">{account.plan}</dd>
+      <dt>Verifications a month</dt>
+      <dd>
+        {formatCount(limits.monthly_verifications)} ({formatCount(usage.verifications)} used this month,{' '}
+        {formatCount(usage.remaining)} left until {formatDay(usage.reset_at.slice(0, 10))})
+      </dd>
+      <dt>Bulk requests a month</dt>
+      <dd>
+        {formatCount(limits.monthly_bulk_requests)} ({formatCount(usage.bulk_requests)} used)
+      </dd>
+      <dt>Requests per second</dt>
+      <dd>{formatCount(limits.rate_limit_per_second)}</dd>
+      <dt>Lists worked on at once</dt>
+      <dd>{formatCount(limits.max_running_lists)}</dd>
+      <dt>Unfinished lists</dt>
+      <dd>{formatCount(limits.max_unfinished_lists)}</dd>
+      <dt>Rows kept across lists</dt>
+      <dd>{formatCount(limits.max_stored_rows)}</dd>
+      <dt>Finished lists kept for</dt>
+      <dd>{formatCount(limits.retention_days)} days</dd>
+    </dl>
+  );
+}
