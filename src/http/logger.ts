@@ -25,6 +25,20 @@ export const REDACTED_PATHS = [
   '*.apiKey',
   'keyHash',
   '*.keyHash',
+  // Dashboard sessions and passwords.
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  'headers.cookie',
+  'password',
+  '*.password',
+  '*.current_password',
+  '*.new_password',
+  'passwordHash',
+  '*.passwordHash',
+  'token',
+  '*.token',
+  'tokenHash',
+  '*.tokenHash',
 ];
 
 /** The pino options of these settings: the level, and the redaction every log line gets. */

@@ -6,20 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import { type Kysely, Migrator, sql } from 'kysely';
-import pg from 'pg';
 import { generateApiKey, hashApiKey } from '../../../src/accounts/api-keys.ts';
 import { migrationProvider } from '../../../src/adapters/store/migrations/index.ts';
 import { openStore, type StoreOptions } from '../../../src/adapters/store/open-store.ts';
-import { createPostgresDatabase } from '../../../src/adapters/store/postgres/database.ts';
 import { withOwnSchemaIntrospection } from '../../../src/adapters/store/postgres/own-schema-introspection.ts';
 import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
-import { createSqliteDatabase } from '../../../src/adapters/store/sqlite/database.ts';
-import { requirePostgres } from '../../helpers/services.ts';
+import { upgradeTests } from './previous-release.ts';
 
 const PREVIOUS_RELEASE = '0002-list-jobs';
 const NOW = '2026-10-01T00:00:00.000Z';
@@ -104,35 +98,4 @@ async function checkUpgrade(options: StoreOptions, old: OldData): Promise<void> 
   }
 }
 
-describe('migration 0003: an account per key', () => {
-  test('SQLite database of the previous release', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-upgrade-'));
-    try {
-      const { db } = createSqliteDatabase(join(dataDir, 'mailvet.db'));
-      const old = await seedPreviousRelease(db);
-      await db.destroy();
-      await checkUpgrade({ dataDir }, old);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  test('PostgreSQL database of the previous release', async (t) => {
-    const postgres = await requirePostgres('PostgreSQL upgrade test');
-    if (postgres.url === null) return t.skip(postgres.skipReason);
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    const schema = `mailvet_upgrade_${randomBytes(6).toString('hex')}`;
-    await admin.query(`create schema ${schema}`);
-    after(async () => {
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    });
-    const url = new URL(postgres.url);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const db = createPostgresDatabase(url.toString());
-    const old = await seedPreviousRelease(db, schema);
-    await db.destroy();
-    await checkUpgrade({ databaseUrl: url.toString(), dataDir: '/nonexistent' }, old);
-  });
-});
+describe('migration 0003: an account per key', () => upgradeTests(seedPreviousRelease, checkUpgrade));

@@ -30,7 +30,7 @@ const SMTP_WORDS: Record<string, string> = {
   mailbox_full: 'Mailbox full',
   mailbox_disabled: 'Mailbox disabled',
   unknown: 'No clear answer',
-  skipped: 'Not asked (probing is off)',
+  skipped: 'Not asked',
 };
 
 function words(key: string, value: unknown): string {

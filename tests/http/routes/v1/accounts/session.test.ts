@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../../../../../src/accounts/sessions.ts';
 import { type TestApp, testApp } from '../../../../helpers/app.ts';
 import { assertError } from '../../../expect.ts';
+import { LogCapture } from '../../../log-capture.ts';
 import { ORIGIN, PASSWORD, sessionCookieOf, signIn, signUp } from './sessions.ts';
 
 describe('sessions', () => {
@@ -259,6 +260,41 @@ describe('sign-up closed', () => {
       });
       assertError(response, 403, 'signup_closed');
       assert.equal(await t.store.users.findUserByEmail('new@example.com'), null);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('session secrets in logs', () => {
+  test('passwords, session tokens and CSRF tokens never reach the logs, even at trace level', async () => {
+    const logs = new LogCapture();
+    const t = await testApp({ logger: { level: 'trace', stream: logs } });
+    try {
+      const browser = await signUp(t.app);
+      await browser.request({
+        method: 'POST',
+        url: '/api/v1/account/password',
+        payload: { current_password: PASSWORD, new_password: 'another fine password' },
+      });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/session',
+        payload: { email: browser.email, password: 'a wrong password' },
+      });
+      await browser.request({ method: 'DELETE', url: '/api/v1/session' });
+      assert.ok(logs.lines.length > 5, 'the requests were logged');
+      const token = browser.cookie.split('=')[1]!;
+      for (const secret of [
+        PASSWORD,
+        'another fine password',
+        'a wrong password',
+        token,
+        hashToken(token),
+        browser.csrf,
+      ]) {
+        assert.ok(!logs.text.includes(secret), `a secret reached the logs: ${secret.slice(0, 6)}…`);
+      }
     } finally {
       await t.close();
     }

@@ -1,0 +1,295 @@
+/**
+ * The dashboard's main flow in Chromium, against a real `mailvet serve` on the mail world: sign up,
+ * make a key and use it from outside the browser, see the usage move, verify a typo and take the
+ * suggestion, upload a CSV list and follow it to the end without reloading, download the rows of
+ * one status, delete the list, revoke the key, sign out. Steps run in order and share one signed-in
+ * page.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  browserSessionCookie,
+  CORRECTED_ADDRESS,
+  createKeyInBrowser,
+  type DashboardServer,
+  heading,
+  keyFetch,
+  launchChromium,
+  navigate,
+  newContext,
+  type PageGlobals,
+  requireDashboard,
+  signUpInBrowser,
+  startDashboardServer,
+  TYPO_ADDRESS,
+  waitUntil,
+  worldListCsv,
+} from './harness.ts';
+
+const dashboard = requireDashboard('dashboard main-flow suite');
+
+interface ListBody {
+  id: string;
+  state: string;
+  counts: Record<string, number>;
+}
+
+/** Records, in the page, every value each progress bar shows (from before the upload on). */
+const RECORD_PROGRESS = `(() => {
+  const seen = [];
+  window.progressSeen = seen;
+  const record = () => {
+    for (const bar of document.querySelectorAll('[role="progressbar"]')) {
+      const entry = {
+        name: bar.getAttribute('aria-label'),
+        now: Number(bar.getAttribute('aria-valuenow')),
+        min: Number(bar.getAttribute('aria-valuemin')),
+        max: Number(bar.getAttribute('aria-valuemax')),
+      };
+      const last = seen.findLast((each) => each.name === entry.name);
+      if (last === undefined || last.now !== entry.now) seen.push(entry);
+    }
+  };
+  new MutationObserver(record).observe(document.body, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ['aria-valuenow'],
+  });
+})()`;
+
+if (dashboard.executablePath === null) {
+  test('dashboard main flow', (t) => t.skip(dashboard.skipReason));
+} else {
+  const executablePath = dashboard.executablePath;
+  describe('dashboard main flow', () => {
+    let server: DashboardServer;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let apiKey = '';
+    let listId = '';
+    const email = 'owner@example.com';
+    const password = 'correct horse battery';
+    const keyName = 'CRM sync';
+
+    before(async () => {
+      [server, browser] = await Promise.all([
+        startDashboardServer({ plans: 'generous' }),
+        launchChromium(executablePath),
+      ]);
+      context = await newContext(browser);
+      // Hang guards for every action and wait below, not timing assertions.
+      context.setDefaultTimeout(20_000);
+      page = await context.newPage();
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    it('signs up in the dashboard and lands on the Overview with no use yet', async () => {
+      await signUpInBrowser(page, server.url, email, password);
+      const meter = page.getByRole('meter', { name: 'Verifications this month' });
+      assert.equal(await meter.getAttribute('aria-valuenow'), '0');
+      assert.equal(await meter.getAttribute('aria-valuemax'), '100000');
+      await page.getByText('Verifications: 0 of 100,000 verifications').waitFor();
+    });
+
+    it('creates a key, shown once in the read-only "New API key" field', async () => {
+      apiKey = await createKeyInBrowser(page, keyName);
+      assert.match(apiKey, /^\S{20,}$/, 'the key is one long token');
+      assert.equal(await page.getByRole('textbox', { name: 'New API key' }).getAttribute('readonly'), '');
+      // The key's row is listed, with its prefix: the start of the key.
+      const row = page.getByRole('row', { name: new RegExp(keyName) });
+      const prefix = (await row.locator('code').textContent())?.replace('…', '') ?? '';
+      assert.ok(prefix.length > 4 && apiKey.startsWith(prefix), `prefix ${prefix} starts ${apiKey}`);
+    });
+
+    it('counts the key’s verifications on the Overview', async () => {
+      const addresses = ['alice@accept.test', 'bob@accept.test', 'nobody@accept.test'];
+      for (const address of addresses) {
+        const response = await keyFetch(server.url, apiKey, '/verify', {
+          method: 'POST',
+          body: JSON.stringify({ email: address }),
+        });
+        assert.equal(response.status, 200, await response.text());
+      }
+      await navigate(page, 'Overview');
+      const meter = page.getByRole('meter', { name: 'Verifications this month' });
+      await waitUntil(async () => (await meter.getAttribute('aria-valuenow')) === '3', 'the meter to read 3');
+      await page.getByText('Verifications: 3 of 100,000 verifications').waitFor();
+      await page.getByText('99,997 verifications left').waitFor();
+    });
+
+    it('verifies a mistyped address and verifies the suggestion on a click', async () => {
+      await navigate(page, 'Verify', 'Verify an address');
+      await page.getByLabel('Email address').fill(TYPO_ADDRESS);
+      await page.getByRole('button', { name: 'Verify', exact: true }).click();
+      await page.getByRole('heading', { name: `Result for ${TYPO_ADDRESS}` }).waitFor();
+      const result = page.getByRole('region', { name: /^Result for/ });
+      await result.getByText('Invalid domain', { exact: true }).waitFor();
+
+      await result.getByRole('button', { name: CORRECTED_ADDRESS }).click();
+      await page.getByRole('heading', { name: `Result for ${CORRECTED_ADDRESS}` }).waitFor();
+      assert.equal(await page.getByLabel('Email address').inputValue(), CORRECTED_ADDRESS);
+      // gmail.com's MX in the mail world knows alice.
+      await result.getByText('Valid', { exact: true }).waitFor();
+      assert.equal(await result.getByRole('button', { name: CORRECTED_ADDRESS }).count(), 0);
+    });
+
+    it('uploads a CSV list and follows its progress to the end without a page load', async () => {
+      await navigate(page, 'Lists');
+      let loads = 0;
+      page.on('load', () => {
+        loads++;
+      });
+      await page.evaluate(() => {
+        (globalThis as unknown as PageGlobals).dashboardMarker = 'no reload';
+      });
+      await page.evaluate(RECORD_PROGRESS);
+
+      const { csv, rows } = worldListCsv(true);
+      await page.getByLabel('CSV file').setInputFiles({
+        name: 'contacts.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(csv),
+      });
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      await page.getByText(`Uploaded “contacts”: ${rows} rows to verify.`).waitFor();
+
+      const card = page.getByRole('article', { name: 'contacts' });
+      const href = await card.getByRole('link', { name: 'contacts' }).getAttribute('href');
+      listId = decodeURIComponent(href?.replace(/^\/lists\//, '') ?? '');
+      assert.match(listId, /^lst_/);
+      const bar = page.getByRole('progressbar', { name: 'contacts' });
+      assert.equal(await bar.count(), 1, 'one progress bar for the list');
+      assert.equal(await bar.getAttribute('aria-valuemin'), '0');
+      assert.equal(await bar.getAttribute('aria-valuemax'), '100');
+
+      // The gated rows hold the list part-way: the bar must show it there, then move on.
+      const partWay = await waitUntil(async () => {
+        const now = Number(await bar.getAttribute('aria-valuenow'));
+        return now > 0 && now < 100 ? now : undefined;
+      }, 'the progress bar to show the list part-way');
+      server.gate.open();
+
+      try {
+        await card.getByText('Completed', { exact: true }).waitFor();
+      } catch (error) {
+        // Say where the list stands (a recheck pending? rows left?), not just that the wait ran out.
+        const list = await (await keyFetch(server.url, apiKey, `/lists/${listId}`)).text();
+        throw new Error(
+          `the list did not complete: ${list}\ngate: ${server.gate.state()}\nserver warnings: ${server.problems()}`,
+          { cause: error },
+        );
+      }
+      await card.getByText(`${rows} of ${rows} rows verified (100%)`).first().waitFor();
+      assert.equal(await bar.count(), 0, 'no progress bar once the list is completed');
+
+      const seen = (await page.evaluate(() => (globalThis as unknown as PageGlobals).progressSeen)) as Array<{
+        name: string;
+        now: number;
+        min: number;
+        max: number;
+      }>;
+      const values = seen.filter((entry) => entry.name === 'contacts').map((entry) => entry.now);
+      assert.ok(values.includes(partWay), `the bar showed ${partWay}%: ${values.join(', ')}`);
+      for (const [index, value] of values.entries()) {
+        assert.ok(Number.isInteger(value) && value >= 0 && value <= 100, `value ${value} in 0..100`);
+        if (index > 0) assert.ok(value >= values[index - 1]!, `never backwards: ${values.join(', ')}`);
+      }
+      assert.equal(
+        await page.evaluate(() => (globalThis as unknown as PageGlobals).dashboardMarker),
+        'no reload',
+        'the page was never reloaded',
+      );
+      assert.equal(loads, 0, 'no page load while the list ran');
+      assert.equal(new URL(page.url()).pathname, '/lists');
+    });
+
+    it('downloads the Valid rows as CSV, as many as the list counts', async () => {
+      const card = page.getByRole('article', { name: 'contacts' });
+      await card.getByRole('button', { name: 'Show results' }).click();
+      // The charts and the score histogram load on demand and push the boxes below them down:
+      // clicking a box before they are in may hit whatever moved under the pointer.
+      await card.getByText(/^Scores of \d+ rows$/).waitFor();
+      await waitUntil(async () => (await card.getByText(/^Loading/).count()) === 0, 'the results to load');
+      const statuses = card.getByRole('group', { name: 'Statuses to download' });
+      const labels = await statuses.locator('label').all();
+      assert.ok(labels.length >= 8, `a box per status (${labels.length})`);
+      for (const label of labels) {
+        const box = label.getByRole('checkbox');
+        assert.ok(await box.isChecked(), 'every status is kept at first');
+        if ((await label.textContent())?.trim() !== 'Valid') await box.uncheck();
+      }
+      const link = card.getByRole('link', { name: 'Download CSV' });
+      assert.match((await link.getAttribute('href')) ?? '', /[?&]status=VALID$/);
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      // The server's Content-Disposition names the file (it wins over the link's `download` name).
+      assert.match(download.suggestedFilename(), /\.csv$/);
+      const text = await readFile(await download.path(), 'utf8');
+      const records = parse(text, { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>;
+      const header = text.split('\n', 1)[0]?.split(',') ?? [];
+      assert.deepEqual(header.slice(0, 2), ['name', 'email'], 'the uploaded columns first');
+      assert.ok(header.includes('mailvet_status'), `header: ${header.join(',')}`);
+      assert.ok(records.length > 0);
+      for (const record of records) assert.equal(record.mailvet_status, 'VALID', JSON.stringify(record));
+
+      const response = await keyFetch(server.url, apiKey, `/lists/${listId}`);
+      assert.equal(response.status, 200);
+      const list = (await response.json()) as ListBody;
+      assert.equal(list.state, 'completed');
+      assert.equal(records.length, list.counts.valid, 'one row per VALID row of the list');
+      // 100 known mailboxes, 10 repeated rows of them and 10 gated ones.
+      assert.equal(list.counts.valid, 120);
+    });
+
+    it('deletes the list only once the deletion is confirmed', async () => {
+      const card = page.getByRole('article', { name: 'contacts' });
+      await card.getByRole('button', { name: 'Delete', exact: true }).click();
+      await card.getByRole('button', { name: 'No, keep it' }).click();
+      await card.getByRole('button', { name: 'Delete', exact: true }).waitFor();
+      assert.equal((await keyFetch(server.url, apiKey, `/lists/${listId}`)).status, 200, 'kept');
+
+      await card.getByRole('button', { name: 'Delete', exact: true }).click();
+      await card.getByRole('button', { name: 'Yes, delete' }).click();
+      await waitUntil(async () => (await card.count()) === 0, 'the list to leave the page');
+      await page.getByText('No lists yet.').waitFor();
+      const response = await keyFetch(server.url, apiKey, `/lists/${listId}`);
+      assert.equal(response.status, 404);
+    });
+
+    it('revokes the key after a confirmation, and the API refuses it from then on', async () => {
+      await navigate(page, 'API keys');
+      const row = page.getByRole('row', { name: new RegExp(keyName) });
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      await row.getByRole('button', { name: 'Yes, revoke' }).click();
+      await row.getByText(/^Revoked /).waitFor();
+      assert.equal(await row.getByRole('button', { name: 'Revoke' }).count(), 0);
+
+      const response = await keyFetch(server.url, apiKey, '/verify', {
+        method: 'POST',
+        body: JSON.stringify({ email: 'alice@accept.test' }),
+      });
+      assert.equal(response.status, 401);
+      assert.equal(((await response.json()) as { code: string }).code, 'unauthorized');
+    });
+
+    it('signs out, and the session cookie it had no longer works', async () => {
+      const cookie = await browserSessionCookie(context);
+      const before = await fetch(`${server.url}/api/v1/session`, { headers: { cookie } });
+      assert.equal(before.status, 200, 'the cookie works while signed in');
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await heading(page, 'Sign in to Mailvet').waitFor();
+      const response = await fetch(`${server.url}/api/v1/session`, { headers: { cookie } });
+      assert.equal(response.status, 401);
+      assert.equal(((await response.json()) as { code: string }).code, 'unauthorized');
+    });
+  });
+}
