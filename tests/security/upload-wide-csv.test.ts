@@ -2,7 +2,7 @@
  * Attack: CSV uploads of very wide rows. A row with hundreds of thousands of cells became as many
  * strings, a batch held a thousand such rows, and a free key drove a server to 4.4 GB of memory
  * with /healthz stalled for 11-20 s. A row is now bounded (about 1 MB, 1,000 columns, 64 KB
- * besides its address) and rows are stored as soon as a batch reaches 4 MB: memory stays flat
+ * besides its address) and rows are stored as soon as a batch reaches 1 MB: memory stays flat
  * whatever the file, and the server keeps answering.
  *
  * The server runs in this process, so the memory measured is the server's plus the test's own
