@@ -4,7 +4,8 @@
  * session (an HMAC under the server's secret), so it needs no storage and a token of one session
  * is worthless in another.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashApiKey } from './api-keys.ts';
 import type { Session, User, UserStore } from './ports.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -100,7 +101,5 @@ export class SessionManager {
   }
 }
 
-/** The stored form of a session token: SHA-256, hex (256 random bits need no salt). */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+/** The stored form of a session token: an API key's (SHA-256, hex; 256 random bits need no salt). */
+export const hashToken = hashApiKey;

@@ -29,11 +29,7 @@ export async function runAccountsCreate(options: FigureOptions & { name: string 
   const name = optionalName(options.name)!;
   await withStore(async (store) => {
     const account = await store.createAccount({ name, plan, ...figures });
-    await print(
-      account,
-      options.json,
-      `created account ${account.id} "${account.name}" on plan ${account.plan}`,
-    );
+    print(account, options.json, `created account ${account.id} "${account.name}" on plan ${account.plan}`);
   });
 }
 
@@ -81,11 +77,7 @@ export async function runAccountsUpdate(
       ...figures,
     });
     if (account === null) throw new UsageError(`no account with id ${id}`);
-    await print(
-      account,
-      options.json,
-      `updated account ${account.id} "${account.name}" on plan ${account.plan}`,
-    );
+    print(account, options.json, `updated account ${account.id} "${account.name}" on plan ${account.plan}`);
   });
 }
 
@@ -131,7 +123,7 @@ export async function runUsersCreate(options: {
   });
 }
 
-async function print(account: Account, json: boolean | undefined, line: string): Promise<void> {
+function print(account: Account, json: boolean | undefined, line: string): void {
   process.stdout.write(json ? `${JSON.stringify(publicAccount(account), null, 2)}\n` : `${line}\n`);
 }
 

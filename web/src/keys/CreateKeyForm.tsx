@@ -6,7 +6,7 @@ import type { CreatedKey } from '../api/types';
 import { Field } from '../components/Field';
 import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
-import { parseCaps } from './limits';
+import { parseKeyForm } from './limits';
 
 const FIELDS = ['name', 'rate_limit', 'monthly_cap'] as const;
 
@@ -17,15 +17,9 @@ export function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => v
     event.preventDefault();
     if (busy) return;
     const form = new FormData(event.currentTarget);
-    const name = String(form.get('name')).trim();
-    const parsed = parseCaps(form);
-    if (name === '' || !parsed.ok) {
-      const fields = parsed.ok ? {} : parsed.fields;
-      return setErrors({
-        form: null,
-        fields: { ...(name === '' && { name: 'Give the key a name.' }), ...fields },
-      });
-    }
+    const parsed = parseKeyForm(form, 'Give the key a name.');
+    if (!parsed.ok) return setErrors({ form: null, fields: parsed.fields });
+    const { name } = parsed;
     const { rate_limit, monthly_cap } = parsed.caps;
     clear();
     setBusy(true);

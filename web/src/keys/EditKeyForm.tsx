@@ -6,7 +6,7 @@ import type { ApiKey } from '../api/types';
 import { Field } from '../components/Field';
 import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
-import { parseCaps } from './limits';
+import { parseKeyForm } from './limits';
 
 const FIELDS = ['name', 'rate_limit', 'monthly_cap'] as const;
 
@@ -25,15 +25,9 @@ export function EditKeyForm({ apiKey, onSaved, onClose }: EditKeyFormProps) {
     event.preventDefault();
     if (busy) return;
     const form = new FormData(event.currentTarget);
-    const name = String(form.get('name')).trim();
-    const parsed = parseCaps(form);
-    if (name === '' || !parsed.ok) {
-      const fields = parsed.ok ? {} : parsed.fields;
-      return setErrors({
-        form: null,
-        fields: { ...(name === '' && { name: 'A key needs a name.' }), ...fields },
-      });
-    }
+    const parsed = parseKeyForm(form, 'A key needs a name.');
+    if (!parsed.ok) return setErrors({ form: null, fields: parsed.fields });
+    const { name } = parsed;
     clear();
     setBusy(true);
     const outcome = await settle(

@@ -28,3 +28,17 @@ export function parseCaps(
     fields: { ...(!rate.ok && { rate_limit: rate.message }), ...(!cap.ok && { monthly_cap: cap.message }) },
   };
 }
+
+/** A key form's name and caps, or the messages of its wrong fields (`missingName` when it is empty). */
+export function parseKeyForm(
+  form: FormData,
+  missingName: string,
+): { ok: true; name: string; caps: Caps } | { ok: false; fields: Record<string, string> } {
+  const name = String(form.get('name')).trim();
+  const parsed = parseCaps(form);
+  if (name !== '' && parsed.ok) return { ok: true, name, caps: parsed.caps };
+  return {
+    ok: false,
+    fields: { ...(name === '' && { name: missingName }), ...(parsed.ok ? {} : parsed.fields) },
+  };
+}
