@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import type { ServerReady, ServerRole } from './api-servers.ts';
@@ -61,15 +62,22 @@ export interface ApiFigures {
 const SERVERS = fileURLToPath(new URL('./api-servers.ts', import.meta.url));
 const WARM_UP_SEC = 2;
 
-interface Child {
+export interface Child {
   process: ChildProcess;
   ready: ServerReady;
 }
 
-function startChild(role: ServerRole, env: Record<string, string> = {}, profileDir?: string): Promise<Child> {
+/** Forks a server child: of this checkout, or of another one's `bench/api-servers.ts` (A/B runs). */
+export function startChild(
+  role: ServerRole,
+  env: Record<string, string> = {},
+  profileDir?: string,
+  servers = SERVERS,
+): Promise<Child> {
   const execArgv = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const child = fork(SERVERS, [], {
+  const child = fork(servers, [], {
     execArgv,
+    cwd: dirname(dirname(servers)),
     env: { ...process.env, ...env, BENCH_API_ROLE: role },
     stdio: 'inherit',
   });
@@ -80,7 +88,7 @@ function startChild(role: ServerRole, env: Record<string, string> = {}, profileD
   });
 }
 
-function stopChild(child: Child): Promise<void> {
+export function stopChild(child: Child): Promise<void> {
   return new Promise((resolve) => {
     child.process.removeAllListeners('exit');
     child.process.once('exit', () => resolve());
@@ -88,16 +96,43 @@ function stopChild(child: Child): Promise<void> {
   });
 }
 
+/** `{"email":"u0001@d0001.bench.test"}`…: distinct addresses of one length, all answered by the DNS world. */
+export function verifyBodies(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const n = String(i).padStart(4, '0');
+    return JSON.stringify({ email: `u${n}@d${n}.bench.test` });
+  });
+}
+
+/** One round of autocannon POSTing `bodies` (cycled) to a server. */
+export async function loadRound(
+  target: { port: number; path: string; key: string },
+  bodies: readonly string[],
+  connections: number,
+  seconds: number,
+): Promise<LoadFigures & { requests: number }> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${target.port}`,
+    connections,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+    requests: bodies.map((body) => ({ method: 'POST', path: target.path, body })),
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.errors + result.timeouts + result.non2xx,
+    requests: result.requests.total,
+  };
+}
+
 /** Runs the benchmark and returns its figures. */
 export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigures> {
   const connections = options.connections ?? 50;
   const durationSec = options.durationSec ?? 10;
   const rounds = options.rounds ?? 2;
-  // `u0001@d0001.bench.test`: distinct addresses of one length, all answered by the DNS world.
-  const bodies = Array.from({ length: options.addresses ?? 1000 }, (_, i) => {
-    const n = String(i).padStart(4, '0');
-    return JSON.stringify({ email: `u${n}@d${n}.bench.test` });
-  });
+  const bodies = verifyBodies(options.addresses ?? 1000);
 
   const loadBefore = loadavg()[0] ?? 0;
   const children: Child[] = [];
@@ -127,21 +162,9 @@ export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigure
       api: { port: api.ready.port, path: '/api/v1/verify', key: api.ready.key },
       'api-uncached': { port: uncached.ready.port, path: '/api/v1/verify', key: uncached.ready.key },
     };
-    const load = async (target: Target, seconds: number): Promise<LoadFigures> => {
+    const load = (target: Target, seconds: number): Promise<LoadFigures> => {
       const { port, path, key } = targets[target];
-      const result = await autocannon({
-        url: `http://127.0.0.1:${port}`,
-        connections,
-        duration: seconds,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key ?? api.ready.key}` },
-        requests: bodies.map((body) => ({ method: 'POST', path, body })),
-      });
-      return {
-        requestsPerSec: result.requests.average,
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        failures: result.errors + result.timeouts + result.non2xx,
-      };
+      return loadRound({ port, path, key: key ?? api.ready.key ?? '' }, bodies, connections, seconds);
     };
 
     const order: Target[] = ['bare', 'api', 'api-uncached'];

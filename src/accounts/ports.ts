@@ -58,6 +58,12 @@ export interface ApiKeyPatch {
   caps?: Partial<Figures>;
 }
 
+/** A key and the account it belongs to. */
+export interface KeyWithAccount {
+  key: ApiKeyRecord;
+  account: Account;
+}
+
 export interface AccountStore {
   createAccount(input: NewAccount): Promise<Account>;
   /** The account with this id; null when none. */
@@ -70,8 +76,11 @@ export interface AccountStore {
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   /** The key with this id, revoked or not; null when none. */
   findApiKeyById(id: string): Promise<ApiKeyRecord | null>;
-  /** The key with this hash, revoked or not (the caller decides); null when none. */
-  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The key with this hash, revoked or not (the caller decides), with its account, in one lookup:
+   * authentication does it on every request. Null when none.
+   */
+  findApiKeyByHash(keyHash: string): Promise<KeyWithAccount | null>;
   /** Keys a client sends (`kind` api), oldest first; of one account when given. */
   listApiKeys(accountId?: string): Promise<ApiKeyRecord[]>;
   /** The key after the change; null when there is no such key in that account. */

@@ -12,6 +12,7 @@ import type {
   ApiKeyKind,
   ApiKeyPatch,
   ApiKeyRecord,
+  KeyWithAccount,
   NewAccount,
   NewApiKey,
   UserStore,
@@ -134,13 +135,15 @@ export class KyselyStore implements Store {
     return row === undefined ? null : toApiKeyRecord(row);
   }
 
-  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+  async findApiKeyByHash(keyHash: string): Promise<KeyWithAccount | null> {
     const row = await this.#db
       .selectFrom('api_keys')
-      .selectAll()
-      .where('key_hash', '=', keyHash)
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select(ACCOUNT_COLUMNS)
+      .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
-    return row === undefined ? null : toApiKeyRecord(row);
+    return row === undefined ? null : toKeyWithAccount(row);
   }
 
   async listApiKeys(accountId?: string): Promise<ApiKeyRecord[]> {
@@ -334,6 +337,41 @@ export function toAccount(row: Selectable<AccountsTable>): Account {
     bulkQuota: row.bulk_quota,
     rateLimit: row.rate_limit,
     createdAt: row.created_at,
+  };
+}
+
+/** The account's columns beside a key's, prefixed (`KeyWithAccountRow`). */
+const ACCOUNT_COLUMNS = [
+  'accounts.name as account_name',
+  'accounts.plan as account_plan',
+  'accounts.monthly_quota as account_monthly_quota',
+  'accounts.bulk_quota as account_bulk_quota',
+  'accounts.rate_limit as account_rate_limit',
+  'accounts.created_at as account_created_at',
+] as const;
+
+/** A key's row joined with its account's columns, as `ACCOUNT_COLUMNS` names them. */
+export interface KeyWithAccountRow extends Selectable<ApiKeysTable> {
+  account_name: string;
+  account_plan: string;
+  account_monthly_quota: number | null;
+  account_bulk_quota: number | null;
+  account_rate_limit: number | null;
+  account_created_at: string;
+}
+
+export function toKeyWithAccount(row: KeyWithAccountRow): KeyWithAccount {
+  return {
+    key: toApiKeyRecord(row),
+    account: {
+      id: row.account_id,
+      name: row.account_name,
+      plan: row.account_plan,
+      monthlyQuota: row.account_monthly_quota,
+      bulkQuota: row.account_bulk_quota,
+      rateLimit: row.account_rate_limit,
+      createdAt: row.account_created_at,
+    },
   };
 }
 

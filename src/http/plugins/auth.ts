@@ -84,19 +84,17 @@ async function keyCaller(deps: AuthDeps, header: string | undefined): Promise<Ca
   // Malformed keys never reach the store.
   if (!looksLikeApiKey(token)) throw unauthorized(true);
   const keyHash = hashApiKey(token);
-  const record = await deps.store.findApiKeyByHash(keyHash);
+  const found = await deps.store.findApiKeyByHash(keyHash);
   if (
-    record === null ||
-    record.kind !== 'api' ||
-    record.revokedAt !== null ||
-    !hashesEqual(record.keyHash, keyHash)
+    found === null ||
+    found.key.kind !== 'api' ||
+    found.key.revokedAt !== null ||
+    !hashesEqual(found.key.keyHash, keyHash)
   ) {
     throw unauthorized(true);
   }
-  const account = await deps.store.findAccount(record.accountId);
-  if (account === null) throw unauthorized(true);
-  deps.keyUse?.used(record.id, new Date());
-  return meterFor(deps.plans, account, record);
+  deps.keyUse?.used(found.key.id, new Date());
+  return meterFor(deps.plans, found.account, found.key);
 }
 
 async function sessionCaller(deps: AuthDeps, resumed: ResumedSession): Promise<Caller> {

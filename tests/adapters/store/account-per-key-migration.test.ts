@@ -72,9 +72,10 @@ async function checkUpgrade(options: StoreOptions, old: OldData): Promise<void> 
   const store = await openStore(options);
   try {
     const byKey = async (key: string) => {
-      const record = await store.findApiKeyByHash(hashApiKey(key));
-      assert.ok(record, 'the key still authenticates');
-      return record;
+      const found = await store.findApiKeyByHash(hashApiKey(key));
+      assert.ok(found, 'the key still authenticates');
+      assert.equal(found.account.id, found.key.accountId);
+      return found.key;
     };
     const alice = await byKey(old.keys.alice.key);
     const bob = await byKey(old.keys.bob.key);

@@ -87,7 +87,7 @@ async function checkUpgrade(options: StoreOptions, old: OldKey[]): Promise<void>
   try {
     for (const key of old) {
       const record = await store.findApiKeyByHash(hashApiKey(key.key));
-      assert.equal(record?.id, key.id, 'the key still authenticates');
+      assert.equal(record?.key.id, key.id, 'the key still authenticates');
       const found = await meterOfKey(store, PLANS, key.id);
       assert.ok(found !== null);
       // What the key was held to before: its plan with its overrides.

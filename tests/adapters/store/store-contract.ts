@@ -68,14 +68,17 @@ export function storeContract(target: StoreContractTarget): void {
       assert.match(created.createdAt, ISO_INSTANT);
       assert.equal(created.revokedAt, null);
       assert.equal(created.lastUsedAt, null);
-      assert.deepEqual(await store.findApiKeyByHash(keyHash), created);
+      assert.deepEqual(await store.findApiKeyByHash(keyHash), {
+        key: created,
+        account: await store.findAccount(created.accountId),
+      });
       assert.equal(await store.findApiKeyByHash(`${keyHash}-other`), null);
       assert.equal(await store.findApiKeyByHash(''), null);
     });
 
     it("stores a key's caps and an account's plan and overrides, figures beyond 32 bits included", async () => {
       const key = await newKey({ caps: { monthlyQuota: 5_000_000_000, bulkQuota: 0, rateLimit: 7 } });
-      const found = await store.findApiKeyByHash(key.keyHash);
+      const found = (await store.findApiKeyByHash(key.keyHash))?.key;
       assert.deepEqual(found?.caps, { monthlyQuota: 5_000_000_000, bulkQuota: 0, rateLimit: 7 });
       const account = await store.createAccount({ name: 'Big', plan: 'pro', monthlyQuota: 6_000_000_000 });
       assert.deepEqual(await store.findAccount(account.id), account);
@@ -198,10 +201,10 @@ export function storeContract(target: StoreContractTarget): void {
     it('revokes a key at once, and only once', async () => {
       const key = await newKey();
       assert.equal(await store.revokeApiKey(key.id), true);
-      const found = await store.findApiKeyByHash(key.keyHash);
+      const found = (await store.findApiKeyByHash(key.keyHash))?.key;
       assert.match(found?.revokedAt ?? '', ISO_INSTANT);
       assert.equal(await store.revokeApiKey(key.id), false);
-      assert.equal((await store.findApiKeyByHash(key.keyHash))?.revokedAt, found?.revokedAt);
+      assert.equal((await store.findApiKeyByHash(key.keyHash))?.key.revokedAt, found?.revokedAt);
       assert.equal(await store.revokeApiKey(`missing-${randomUUID()}`), false);
       const listed = (await store.listApiKeys(key.accountId)).find((record) => record.id === key.id);
       assert.equal(listed?.revokedAt, found?.revokedAt);

@@ -73,7 +73,11 @@ describe('keys', () => {
       store: {
         findApiKeyByHash: async (hash: string) => {
           looked.push(hash);
-          return record;
+          const account = { id: 'acct', name: 'Other', plan: 'free', createdAt: record.createdAt };
+          return {
+            key: record,
+            account: { ...account, monthlyQuota: null, bulkQuota: null, rateLimit: null },
+          };
         },
         ping: async () => {},
       } as unknown as Store,

@@ -1,0 +1,59 @@
+/**
+ * A/B of the API server of this checkout against another one's (`npm run bench:ab -- <dir>`), for
+ * telling a change from the machine's noise: on a shared 2-core VM the same tree's figures swing by
+ * a quarter between runs, far more than most changes. Both servers (`bench/api-servers.ts`, role
+ * `api`: the cached verify route with one key) run at once; autocannon rounds alternate between
+ * them in ABBA order, so a slow spell of the machine hits both alike. Compare the totals.
+ *
+ * The other checkout needs its own `npm ci` (or a `node_modules` link to this one's).
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Child, loadRound, startChild, stopChild, verifyBodies } from './api.ts';
+
+const other = process.argv[2];
+if (other === undefined) {
+  console.error(
+    'usage: npm run bench:ab -- <another checkout> [rounds per tree, default 8] [seconds, default 6]',
+  );
+  process.exit(2);
+}
+const rounds = Number(process.argv[3] ?? 8);
+const seconds = Number(process.argv[4] ?? 6);
+const trees = [
+  {
+    name: `this (${fileURLToPath(new URL('..', import.meta.url))})`,
+    servers: fileURLToPath(new URL('./api-servers.ts', import.meta.url)),
+  },
+  { name: `other (${resolve(other)})`, servers: resolve(other, 'bench/api-servers.ts') },
+];
+const bodies = verifyBodies(1000);
+const children: Child[] = [];
+try {
+  for (const tree of trees) children.push(await startChild('api', {}, undefined, tree.servers));
+  const run = (i: number, secs: number) => {
+    const { port, key } = children[i]!.ready;
+    return loadRound({ port, path: '/api/v1/verify', key: key ?? '' }, bodies, 50, secs);
+  };
+  // Warm-up: JIT and the caches of both.
+  await run(0, 2);
+  await run(1, 2);
+  const totals = [0, 0];
+  for (let round = 0; round < rounds; round++) {
+    for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      const figures = await run(i, seconds);
+      if (figures.failures > 0) throw new Error(`${trees[i]!.name}: ${figures.failures} failed requests`);
+      totals[i]! += figures.requests;
+      console.log(
+        `  ${trees[i]!.name.padEnd(60)} ${Math.round(figures.requestsPerSec).toLocaleString('en-US').padStart(7)} req/s  p99 ${figures.p99Ms} ms`,
+      );
+    }
+  }
+  const [mine, theirs] = totals as [number, number];
+  console.log(
+    `\nrequests served in ${rounds} × ${seconds} s each: this ${mine.toLocaleString('en-US')}, other ${theirs.toLocaleString('en-US')}`,
+  );
+  console.log(`this / other: ${(mine / theirs).toFixed(3)}`);
+} finally {
+  await Promise.all(children.map(stopChild));
+}
