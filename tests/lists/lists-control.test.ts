@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { parse } from 'content-disposition';
 import type { ListView } from '../../src/lists/list-view.ts';
 import { monthOf } from '../../src/usage/months.ts';
 import { usageOfKey } from '../helpers/usage.ts';
@@ -157,4 +158,25 @@ test('revoking the key stops its running list as failed, with a message', async 
   assert.match(list?.message ?? '', /revoked/);
   assert.ok(list!.counts.processed < 303, 'stopped before the end');
   assert.equal((await lists.api(revocable, `/lists/${created.id}`)).status, 401);
+});
+
+test('results download under the name the list was given, non-ASCII names included (RFC 6266)', async () => {
+  const named = await createJsonList(lists, key, {
+    name: 'Clients été/2026.csv',
+    emails: ['not an address'],
+  });
+  const csv = await lists.api(key, `/lists/${named.id}/results?format=csv`);
+  const header = csv.headers.get('content-disposition') ?? '';
+  await csv.text();
+  assert.equal(parse(header).type, 'attachment');
+  assert.equal(parse(header).parameters.filename, 'Clients été-2026-results.csv');
+  assert.match(header, /filename="Clients \?t\?-2026-results\.csv"/, 'an ASCII fallback for older clients');
+
+  const unnamed = await createJsonList(lists, key, { name: '...', emails: ['not an address'] });
+  const json = await lists.api(key, `/lists/${unnamed.id}/results?format=json`);
+  await json.text();
+  assert.equal(
+    parse(json.headers.get('content-disposition') ?? '').parameters.filename,
+    `${unnamed.id}-results.json`,
+  );
 });

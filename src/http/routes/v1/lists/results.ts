@@ -4,6 +4,7 @@
  * million rows never sit in memory. CSV keeps the uploaded row's columns and appends the result's.
  * Rows not verified yet have empty result cells (CSV) or `"result": null` (JSON).
  */
+import { create as contentDisposition } from 'content-disposition';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ListService } from '../../../../lists/list-service.ts';
 import { resultsCsv, resultsJson } from '../../../../lists/results-format.ts';
@@ -73,8 +74,7 @@ export const listResultsRoute: FastifyPluginAsync<ListResultsDeps> = async (app,
       const statuses = parseStatuses(request.query.status);
       const rows = lists.results(list.id, statuses);
       const format = request.query.format ?? 'csv';
-      const filename = `${list.id}-results.${format}`;
-      reply.header('content-disposition', `attachment; filename="${filename}"`);
+      reply.header('content-disposition', contentDisposition(resultsFileName(list, format)));
       if (format === 'json') {
         reply.type('application/json; charset=utf-8');
         return reply.send(resultsJson(rows));
@@ -84,6 +84,21 @@ export const listResultsRoute: FastifyPluginAsync<ListResultsDeps> = async (app,
     },
   );
 };
+
+/**
+ * `customers-results.csv` for a list named `customers.csv`: the name people gave it, without its
+ * extension and the characters file systems refuse; the list's id when nothing is left. A non-ASCII
+ * name travels in `filename*` (RFC 6266), with an ASCII fallback.
+ */
+export function resultsFileName(list: { id: string; name: string }, format: 'csv' | 'json'): string {
+  const base = list.name
+    .replace(/\.(csv|json|txt)$/i, '')
+    // Control characters and what Windows, macOS or Linux refuse in a file name.
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '-')
+    .replace(/^[\s.-]+|[\s.-]+$/g, '')
+    .slice(0, 100);
+  return `${base === '' ? list.id : base}-results.${format}`;
+}
 
 function parseStatuses(value: string | undefined): Status[] | undefined {
   if (value === undefined || value.trim() === '') return undefined;
