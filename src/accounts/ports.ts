@@ -125,4 +125,6 @@ export interface UserStore {
   /** Slides the session's expiry. */
   extendSession(id: string, lastSeenAt: string, expiresAt: string): Promise<void>;
   deleteSession(id: string): Promise<void>;
+  /** Removes the sessions that expired before `before` (ISO instant); returns how many. */
+  deleteExpiredSessions(before: string): Promise<number>;
 }

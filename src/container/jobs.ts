@@ -1,8 +1,10 @@
 /**
  * The composition of background work (DESIGN §3, §4), beside `index.ts`: the queue picked from
  * configuration (in-process embedded, BullMQ with REDIS_URL), and a process's job runtime with the
- * kinds and periodic tasks each domain contributes (list runs, the list sweep, webhook dispatch).
+ * kinds and periodic tasks each domain contributes (list runs, the list sweep, webhook dispatch,
+ * the removal of expired sessions).
  */
+import { sessionSweepTask } from '../accounts/session-sweep.ts';
 import { BullmqQueue } from '../adapters/queue/bullmq/bullmq-queue.ts';
 import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
 import { sendWebhook } from '../adapters/webhooks/http-sender.ts';
@@ -102,6 +104,7 @@ export function startWorker(services: Services): JobRuntime {
     tasks: [
       listSweepTask({ store, plans, queue, everyMs: config.MAILVET_LIST_SWEEP_MS, now, log }),
       { name: 'webhook delivery', everyMs: WEBHOOK_POLL_MS, run: () => webhooks.deliverDue() },
+      sessionSweepTask({ users: store.users, now, log }),
     ],
     concurrency: config.MAILVET_WORKER_CONCURRENCY,
     log,

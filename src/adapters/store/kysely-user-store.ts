@@ -83,6 +83,11 @@ export class KyselyUserStore implements UserStore {
   async deleteSession(id: string): Promise<void> {
     await this.#db.deleteFrom('sessions').where('id', '=', id).execute();
   }
+
+  async deleteExpiredSessions(before: string): Promise<number> {
+    const result = await this.#db.deleteFrom('sessions').where('expires_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }
 
 function toUser(row: Selectable<UsersTable>): User {

@@ -1,6 +1,6 @@
 /**
  * The dashboard (DESIGN §3.3): the single-page app that `npm run build` writes to `dist/web`,
- * served at `/`. Hashed files under `/assets/` are cached for a year; everything else is
+ * served at `/`, precompressed (brotli or gzip) where the browser accepts it. Hashed files under `/assets/` are cached for a year; everything else is
  * revalidated on each load, so a deploy shows at once. A GET for a path that is no file and not the
  * API's (a client route such as `/lists/lst_…`) answers `index.html`, and the app's router shows the
  * page. Paths of the API, the docs and the probes are left to their routes and to the app's own
@@ -65,7 +65,9 @@ export const dashboardPlugin = fp<DashboardOptions>(async (app, options) => {
   // Its own scope: `reply.sendFile` stays out of the parent's decorators, so the app may register
   // @fastify/static elsewhere without a clash.
   await app.register(async (scope) => {
-    await scope.register(fastifyStatic, { root, serve: false });
+    // The build writes `.br` and `.gz` beside its text files (web/vite.config.ts): sent as they
+    // are to a browser that accepts them, with `Vary: Accept-Encoding`.
+    await scope.register(fastifyStatic, { root, serve: false, preCompressed: true });
     scope.get('/*', { schema: { hide: true } }, (request, reply) => serveDashboard(request, reply, root));
   });
 });

@@ -163,6 +163,14 @@ export function storeContract(target: StoreContractTarget): void {
       assert.ok((await store.users.findSessionByHash(kept.tokenHash)) !== null);
       await store.users.deleteSession(kept.id);
       assert.equal(await store.users.findSessionByHash(kept.tokenHash), null);
+
+      // Expired ones go in the sweep; one expiring later stays.
+      const old = await session(`t-${randomUUID()}`);
+      const current = await session(`t-${randomUUID()}`);
+      await store.users.extendSession(current.id, at, '2026-12-01T00:00:00.000Z');
+      assert.ok((await store.users.deleteExpiredSessions('2026-11-15T00:00:00.000Z')) >= 1);
+      assert.equal(await store.users.findSessionByHash(old.tokenHash), null);
+      assert.ok((await store.users.findSessionByHash(current.tokenHash)) !== null);
     });
 
     it('deletes an account with its keys, users and usage', async () => {

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { DASHBOARD_CSP, dashboardPlugin } from '../../../src/http/plugins/dashboard.ts';
 
@@ -23,6 +24,9 @@ before(async () => {
   await mkdir(join(built, 'assets'), { recursive: true });
   await writeFile(join(built, 'index.html'), INDEX);
   await writeFile(join(built, 'assets', 'app-3f2a1b.js'), ASSET);
+  // As the build writes them (web/vite.config.ts): the same script, compressed beside it.
+  await writeFile(join(built, 'assets', 'app-3f2a1b.js.br'), brotliCompressSync(ASSET));
+  await writeFile(join(built, 'assets', 'app-3f2a1b.js.gz'), gzipSync(ASSET));
   await writeFile(join(built, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   await writeFile(join(scratch, 'secret.txt'), 'outside the build');
 });
@@ -100,6 +104,29 @@ describe('with a build', () => {
     const icon = await app.inject({ method: 'GET', url: '/favicon.svg' });
     assert.equal(icon.statusCode, 200);
     assert.equal(icon.headers['cache-control'], 'no-cache');
+  });
+
+  test('a precompressed file is sent as it is to a browser that accepts it: brotli first, then gzip', async () => {
+    const url = '/assets/app-3f2a1b.js';
+    const br = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(brotliDecompressSync(br.rawPayload).toString(), ASSET);
+    assert.match(String(br.headers.vary), /accept-encoding/i);
+    assert.match(String(br.headers['content-type']), /javascript/);
+    assert.equal(br.headers['cache-control'], 'public, max-age=31536000, immutable');
+
+    const gz = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(gz.rawPayload).toString(), ASSET);
+
+    const plain = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.body, ASSET);
+    assert.match(
+      String(plain.headers.vary),
+      /accept-encoding/i,
+      'caches must not hand the plain copy to all',
+    );
   });
 
   test('a missing asset or file is the app 404, never index.html', async () => {
