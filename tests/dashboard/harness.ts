@@ -16,6 +16,7 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import net, { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,6 +124,12 @@ export const CORRECTED_ADDRESS = 'alice@gmail.com';
 export const GATE_DOMAIN = 'gate.test';
 /** Loopback address of the gate (the world's hosts use 127.0.0.2 up, one per behaviour). */
 const GATE_ADDRESS = '127.0.0.90';
+/**
+ * A second domain behind a gate of its own, for a flow that must hold a list after the first gate
+ * opened (a gate opens once). It forwards to the same host, which knows user1..user100.
+ */
+export const SECOND_GATE_DOMAIN = 'gate2.test';
+const SECOND_GATE_ADDRESS = '127.0.0.91';
 
 /**
  * Zones added to the mail world: gmail.com's MX is the world's accept-known host, so the corrected
@@ -132,6 +139,8 @@ const DASHBOARD_ZONES: Zones = {
   'gmail.com': { mx: [{ exchange: 'mx.accept.test', priority: 10 }] },
   [GATE_DOMAIN]: { mx: [{ exchange: `mx.${GATE_DOMAIN}`, priority: 10 }] },
   [`mx.${GATE_DOMAIN}`]: { a: [GATE_ADDRESS] },
+  [SECOND_GATE_DOMAIN]: { mx: [{ exchange: `mx.${SECOND_GATE_DOMAIN}`, priority: 10 }] },
+  [`mx.${SECOND_GATE_DOMAIN}`]: { a: [SECOND_GATE_ADDRESS] },
 };
 
 /** A running server on the mail world. */
@@ -144,6 +153,8 @@ export interface DashboardServer {
   plans: PlanChoice;
   /** The MX of GATE_DOMAIN: closed (holding connections) until `open()`. */
   gate: Gate;
+  /** The MX of SECOND_GATE_DOMAIN, likewise. */
+  secondGate: Gate;
   /** The server's log lines at warn level and above, for a failure's message. */
   problems(): string;
   /** Stops the server (SIGTERM, then SIGKILL) and the world, and removes the files. */
@@ -167,9 +178,12 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
   await mkdir(dataDir, { mode: 0o700 });
   let world: MailWorld | undefined;
   let gate: Gate | undefined;
+  let secondGate: Gate | undefined;
   try {
     world = await startMailWorld({ zones: DASHBOARD_ZONES });
-    gate = await startGate(GATE_ADDRESS, world.smtpPort, world.hosts['accept-known'].host, world.smtpPort);
+    const acceptKnown = world.hosts['accept-known'].host;
+    gate = await startGate(GATE_ADDRESS, world.smtpPort, acceptKnown, world.smtpPort);
+    secondGate = await startGate(SECOND_GATE_ADDRESS, world.smtpPort, acceptKnown, world.smtpPort);
     // The world's DNS server and SMTP hosts, with the service's own timeouts instead of the world's
     // (half a second, for suites that probe dead and silent hosts). Nothing here is slow on purpose
     // but the gate, and on a loaded two-core machine a server busy for half a second would see its
@@ -190,26 +204,27 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
     }
     const { process: serve, url } = await spawnOnFreePort({ ...env, ...options.env });
     const started = world;
-    const startedGate = gate;
+    const startedGates = { gate, secondGate };
     return {
       url,
       world: started,
       process: serve,
       dataDir,
       plans,
-      gate: startedGate,
+      ...startedGates,
       problems: () =>
         [...serve.lines.filter((line) => /"level":(40|50|60)/.test(line)), serve.stderr()]
           .join('\n')
           .trim() || '(none)',
       async close() {
         await serve.stop();
-        await Promise.all([started.close(), startedGate.close()]);
+        await Promise.all([started.close(), startedGates.gate.close(), startedGates.secondGate.close()]);
         await rm(scratch, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await gate?.close();
+    await secondGate?.close();
     await world?.close();
     await rm(scratch, { recursive: true, force: true });
     throw error;
@@ -282,6 +297,55 @@ async function startGate(
       for (const socket of live) socket.destroy();
       return closed;
     },
+  };
+}
+
+/** A webhook delivery as the receiver got it. */
+export interface ReceivedWebhook {
+  path: string;
+  /** The `Mailvet-Signature` header. */
+  signature: string;
+  /** The raw body, as signed. */
+  body: string;
+}
+
+/** An HTTP server on loopback that records every POST and answers 204. */
+export interface WebhookReceiver {
+  /** http://127.0.0.1:PORT (the server must run with MAILVET_WEBHOOK_ALLOW_PRIVATE=true to reach it). */
+  url: string;
+  received: ReceivedWebhook[];
+  close(): Promise<void>;
+}
+
+/** Starts a webhook receiver on a free loopback port. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({
+        path: request.url ?? '',
+        signature: String(request.headers['mailvet-signature'] ?? ''),
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

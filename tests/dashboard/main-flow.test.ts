@@ -1,15 +1,17 @@
 /**
  * The dashboard's main flow in Chromium, against a real `mailvet serve` on the mail world: sign up,
  * make a key and use it from outside the browser, see the usage move, verify a typo and take the
- * suggestion, upload a CSV list and follow it to the end without reloading, download the rows of
- * one status, delete the list, revoke the key, sign out. Steps run in order and share one signed-in
- * page.
+ * suggestion, upload a CSV list with a webhook and follow it to the end without reloading (the
+ * webhook arrives, signed with the secret shown once), download the rows of one status, delete the
+ * list, see a bad webhook URL refused, follow a pasted list to its end on the Overview, revoke the
+ * key, sign out. Steps run in order and share one signed-in page.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { verifyWebhook } from '../../src/webhooks/signature.ts';
 import {
   browserSessionCookie,
   CORRECTED_ADDRESS,
@@ -22,9 +24,12 @@ import {
   newContext,
   type PageGlobals,
   requireDashboard,
+  SECOND_GATE_DOMAIN,
   signUpInBrowser,
   startDashboardServer,
+  startWebhookReceiver,
   TYPO_ADDRESS,
+  type WebhookReceiver,
   waitUntil,
   worldListCsv,
 } from './harness.ts';
@@ -34,7 +39,26 @@ const dashboard = requireDashboard('dashboard main-flow suite');
 interface ListBody {
   id: string;
   state: string;
+  webhook_url: string | null;
   counts: Record<string, number>;
+}
+
+const WEBHOOK_SECRET = /^whsec_[0-9a-f]{64}$/;
+
+/**
+ * The list's completion webhook, once the receiver has it: checks its event, its list and its
+ * signature by `secret` (the one the dashboard showed).
+ */
+async function completionWebhook(receiver: WebhookReceiver, path: string, listId: string, secret: string) {
+  const delivery = await waitUntil(
+    () => receiver.received.find((each) => each.path === path),
+    `the webhook at ${path}`,
+  );
+  const event = JSON.parse(delivery.body) as { event: string; data: { list: ListBody } };
+  assert.equal(event.event, 'list.completed');
+  assert.equal(event.data.list.id, listId);
+  assert.equal(event.data.list.state, 'completed');
+  assert.ok(verifyWebhook(secret, delivery.body, delivery.signature), 'signed with the secret shown');
 }
 
 /** Records, in the page, every value each progress bar shows (from before the upload on). */
@@ -70,16 +94,20 @@ if (dashboard.executablePath === null) {
     let browser: Browser;
     let context: BrowserContext;
     let page: Page;
+    let receiver: WebhookReceiver;
     let apiKey = '';
     let listId = '';
+    let listSecret = '';
     const email = 'owner@example.com';
     const password = 'correct horse battery';
     const keyName = 'CRM sync';
 
     before(async () => {
-      [server, browser] = await Promise.all([
-        startDashboardServer({ plans: 'generous' }),
+      [server, browser, receiver] = await Promise.all([
+        // The webhook receiver is on loopback, which webhooks may not reach otherwise.
+        startDashboardServer({ plans: 'generous', env: { MAILVET_WEBHOOK_ALLOW_PRIVATE: 'true' } }),
         launchChromium(executablePath),
+        startWebhookReceiver(),
       ]);
       context = await newContext(browser);
       // Hang guards for every action and wait below, not timing assertions.
@@ -90,6 +118,7 @@ if (dashboard.executablePath === null) {
     after(async () => {
       await browser?.close();
       await server?.close();
+      await receiver?.close();
     });
 
     it('signs up in the dashboard and lands on the Overview with no use yet', async () => {
@@ -142,7 +171,7 @@ if (dashboard.executablePath === null) {
       assert.equal(await result.getByRole('button', { name: CORRECTED_ADDRESS }).count(), 0);
     });
 
-    it('uploads a CSV list and follows its progress to the end without a page load', async () => {
+    it('uploads a CSV list with a webhook and follows its progress to the end without a page load', async () => {
       await navigate(page, 'Lists');
       let loads = 0;
       page.on('load', () => {
@@ -159,8 +188,11 @@ if (dashboard.executablePath === null) {
         mimeType: 'text/csv',
         buffer: Buffer.from(csv),
       });
+      await page.getByLabel('Webhook URL (optional)').fill(`${receiver.url}/hooks/contacts`);
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
       await page.getByText(`Uploaded “contacts”: ${rows} rows to verify.`).waitFor();
+      listSecret = await page.getByRole('textbox', { name: 'Webhook signing secret' }).inputValue();
+      assert.match(listSecret, WEBHOOK_SECRET);
 
       const card = page.getByRole('article', { name: 'contacts' });
       const href = await card.getByRole('link', { name: 'contacts' }).getAttribute('href');
@@ -210,6 +242,12 @@ if (dashboard.executablePath === null) {
       );
       assert.equal(loads, 0, 'no page load while the list ran');
       assert.equal(new URL(page.url()).pathname, '/lists');
+    });
+
+    it('gave the uploaded file’s list its webhook, which is called once the list completes', async () => {
+      const list = (await (await keyFetch(server.url, apiKey, `/lists/${listId}`)).json()) as ListBody;
+      assert.equal(list.webhook_url, `${receiver.url}/hooks/contacts`);
+      await completionWebhook(receiver, '/hooks/contacts', listId, listSecret);
     });
 
     it('downloads the Valid rows as CSV, as many as the list counts', async () => {
@@ -262,6 +300,90 @@ if (dashboard.executablePath === null) {
       await page.getByText('No lists yet.').waitFor();
       const response = await keyFetch(server.url, apiKey, `/lists/${listId}`);
       assert.equal(response.status, 404);
+    });
+
+    it('shows the server’s message beside the webhook field when the URL is refused', async () => {
+      const badUrl = 'hooks.example.com/mailvet';
+      // What the API says of this URL, asked directly: the form must show that very message.
+      const refused = await keyFetch(server.url, apiKey, '/lists', {
+        method: 'POST',
+        body: JSON.stringify({ emails: ['alice@accept.test'], webhook_url: badUrl }),
+      });
+      assert.equal(refused.status, 422);
+      const problem = (await refused.json()) as { errors: Array<{ field: string; message: string }> };
+      const message = problem.errors.find((error) => error.field === 'webhook_url')?.message;
+      assert.ok(message !== undefined, JSON.stringify(problem));
+
+      await page.getByLabel('List name (optional)').fill('Overview live');
+      await page.getByLabel('Or paste addresses, one per line').fill('alice@accept.test');
+      const webhook = page.getByLabel('Webhook URL (optional)');
+      await webhook.fill(badUrl);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      const shown = page.getByText(message, { exact: true });
+      await shown.waitFor();
+      assert.equal(await webhook.getAttribute('aria-invalid'), 'true');
+      const errorId = (await shown.getAttribute('id')) ?? '';
+      const describedBy = (await webhook.getAttribute('aria-describedby'))?.split(' ') ?? [];
+      assert.ok(errorId !== '' && describedBy.includes(errorId), 'the message describes the field');
+      assert.ok(
+        await webhook.evaluate(
+          (field) => field === (globalThis as unknown as PageGlobals).document.activeElement,
+        ),
+        'the field at fault has the focus',
+      );
+      const lists = (await (await keyFetch(server.url, apiKey, '/lists')).json()) as { lists: ListBody[] };
+      assert.deepEqual(lists.lists, [], 'no list was made');
+    });
+
+    it('uploads pasted addresses with a webhook and follows the list to its end on the Overview', async () => {
+      // Held by the second gate until the list is on the Overview.
+      const emails = [1, 2, 3, 4, 5].map((n) => `user${n}@${SECOND_GATE_DOMAIN}`);
+      const hookUrl = `${receiver.url}/hooks/pasted`;
+      // The name stays from the refused attempt; the addresses are replaced.
+      await page
+        .getByLabel('Or paste addresses, one per line')
+        .fill(['ghost@accept.test', ...emails].join('\n'));
+      await page.getByLabel('Webhook URL (optional)').fill(hookUrl);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      await page.getByText('Uploaded “Overview live”: 6 rows to verify.').waitFor();
+      const secret = await page.getByRole('textbox', { name: 'Webhook signing secret' }).inputValue();
+      assert.match(secret, WEBHOOK_SECRET);
+      assert.notEqual(secret, listSecret, 'each list has its own secret');
+      const href = await page
+        .getByRole('article', { name: 'Overview live' })
+        .getByRole('link', { name: 'Overview live' })
+        .getAttribute('href');
+      const pastedId = decodeURIComponent(href?.replace(/^\/lists\//, '') ?? '');
+      const created = (await (await keyFetch(server.url, apiKey, `/lists/${pastedId}`)).json()) as ListBody;
+      assert.equal(created.webhook_url, hookUrl);
+
+      let loads = 0;
+      const countLoad = () => {
+        loads++;
+      };
+      page.on('load', countLoad);
+      await navigate(page, 'Overview');
+      const recent = page.getByRole('region', { name: 'Recent lists' });
+      const row = recent
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('link', { name: 'Overview live' }) });
+      await row.waitFor();
+      assert.match((await row.textContent()) ?? '', /\b(Queued|Running)\b/, 'shown before it ends');
+      server.secondGate.open();
+      try {
+        await row.getByText('Completed', { exact: true }).waitFor();
+      } catch (error) {
+        const list = await (await keyFetch(server.url, apiKey, `/lists/${pastedId}`)).text();
+        throw new Error(
+          `the Overview did not show the list completed: ${list}\ngate: ${server.secondGate.state()}\nserver warnings: ${server.problems()}`,
+          { cause: error },
+        );
+      }
+      await row.getByText(/6 rows, 100% done/).waitFor();
+      page.off('load', countLoad);
+      assert.equal(loads, 0, 'no page load while the list ran');
+      assert.equal(new URL(page.url()).pathname, '/');
+      await completionWebhook(receiver, '/hooks/pasted', pastedId, secret);
     });
 
     it('revokes the key after a confirmation, and the API refuses it from then on', async () => {

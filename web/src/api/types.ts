@@ -22,6 +22,8 @@ export type Status = VerificationResult['status'];
 export type List = components['schemas']['List'];
 export type ListState = List['state'];
 export type ListPage = components['schemas']['ListPage'];
+/** The 202 of `POST /lists`: the list, and its webhook secret (shown this once) when it has a webhook. */
+export type CreatedList = components['schemas']['CreatedList'];
 
 export type Session = SuccessBody<'/api/v1/session', 'get'>;
 export type Account = SuccessBody<'/api/v1/account', 'get'>;
