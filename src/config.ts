@@ -132,8 +132,22 @@ const envSchema = z.object({
   MAILVET_SMTP_CONNECTIONS_PER_ACCOUNT: integer(50, 1, 100_000),
   /** How long an address that refused a connection is not tried again, ms. */
   MAILVET_SMTP_REFUSED_HOLD_MS: integer(60_000, 0, 86_400_000),
-  /** Where the Mailchimp client sends requests (tests point it at the emulator). */
-  MAILVET_MAILCHIMP_BASE_URL: optionalText,
+  /**
+   * Mailchimp's API base, `{dc}` replaced by the account's data centre; `/3.0/…` is appended (tests
+   * and the local demo point it at the emulator).
+   */
+  MAILVET_MAILCHIMP_BASE_URL: optionalText
+    .transform((value) => value ?? 'https://{dc}.api.mailchimp.com')
+    .refine((value) => value.includes('{dc}') && isHttpUrl(value.replace('{dc}', 'us1')), {
+      message: 'must be an http(s) URL with {dc} in it, such as https://{dc}.api.mailchimp.com',
+    }),
+  /** Mailchimp's OAuth endpoints' base (`/oauth2/authorize`, `/oauth2/token`, `/oauth2/metadata`). */
+  MAILVET_MAILCHIMP_LOGIN_URL: optionalText
+    .transform((value) => value ?? 'https://login.mailchimp.com')
+    .refine(isHttpUrl, { message: 'must be an http(s) URL such as https://login.mailchimp.com' }),
+  /** The registered OAuth app of this service: both set enable "Connect Mailchimp" by OAuth. */
+  MAILVET_MAILCHIMP_CLIENT_ID: optionalText,
+  MAILVET_MAILCHIMP_CLIENT_SECRET: optionalText,
   /** Operator file of domains never reported disposable (one per line, `#` comments). */
   MAILVET_DISPOSABLE_ALLOW_FILE: optionalText,
   /** Operator file of domains always reported disposable. */

@@ -3,6 +3,7 @@
  * it (and its transactions), so the composition root opens one and hands each domain its part.
  */
 import type { AccountStore, UserStore } from './accounts/ports.ts';
+import type { IntegrationStore } from './integrations/ports.ts';
 import type { ListStore } from './lists/ports.ts';
 import type { UsageStore } from './usage/ports.ts';
 
@@ -14,6 +15,8 @@ export interface Store extends AccountStore, UsageStore {
   readonly lists: ListStore;
   /** Dashboard users and sessions, on the same database. */
   readonly users: UserStore;
+  /** Connected email platforms, on the same database. */
+  readonly integrations: IntegrationStore;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -34,6 +34,7 @@ import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
 import { Verifier } from '../verification/pipeline.ts';
 import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
+import { createIntegrations } from './integrations.ts';
 import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from './services.ts';
@@ -181,6 +182,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     ...(overrides.now && { now: overrides.now }),
     queue,
     lists,
+    integrations: createIntegrations(config, store.integrations, secretKey, overrides.now),
     secretKey,
     moreReadiness: async (): Promise<Record<string, 'ok' | 'degraded'>> => {
       const [dns, redisLine] = await Promise.all([

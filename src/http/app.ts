@@ -10,6 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
+import type { IntegrationService } from '../integrations/integration-service.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
@@ -48,6 +49,8 @@ export interface AppDeps {
   ready?: () => Promise<ReadinessChecks>;
   /** List jobs (absent in tests of the verification routes alone). */
   lists?: ListService;
+  /** Connected email platforms (absent in tests of the verification routes alone). */
+  integrations?: IntegrationService;
   /** Signs list webhooks. */
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */

@@ -27,6 +27,10 @@ export const ERROR_CODES = {
   not_found: { status: 404, message: 'No such endpoint' },
   request_timeout: { status: 408, message: 'The request was not received in time' },
   conflict: { status: 409, message: "The list's state does not allow this" },
+  integration_disconnected: {
+    status: 409,
+    message: 'The platform refused the integration’s credentials: connect it again',
+  },
   storage_limit_reached: { status: 413, message: "The account's lists hold as many rows as its plan allows" },
   validation_failed: { status: 422, message: 'The request body is not valid' },
   rate_limited: { status: 429, message: 'The per-second rate limit is exceeded' },
@@ -34,6 +38,10 @@ export const ERROR_CODES = {
   bulk_quota_exceeded: { status: 429, message: 'The monthly bulk-request quota is used up' },
   too_many_lists: { status: 429, message: 'The account has as many unfinished lists as its plan allows' },
   internal_error: { status: 500, message: 'An unexpected error occurred' },
+  provider_unavailable: {
+    status: 502,
+    message: 'The email platform did not answer as expected; try again in a few minutes',
+  },
   not_ready: { status: 503, message: 'The service is not ready' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

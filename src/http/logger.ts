@@ -39,6 +39,19 @@ export const REDACTED_PATHS = [
   '*.token',
   'tokenHash',
   '*.tokenHash',
+  // Integrations' credentials.
+  'api_key',
+  '*.api_key',
+  'accessToken',
+  '*.accessToken',
+  'access_token',
+  '*.access_token',
+  'secret',
+  '*.secret',
+  'sealedCredential',
+  '*.sealedCredential',
+  'credential',
+  '*.credential',
 ];
 
 /** The pino options of these settings: the level, and the redaction every log line gets. */

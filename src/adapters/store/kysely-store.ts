@@ -17,10 +17,12 @@ import type {
   NewApiKey,
   UserStore,
 } from '../../accounts/ports.ts';
+import type { IntegrationStore } from '../../integrations/ports.ts';
 import type { ListStore } from '../../lists/ports.ts';
 import type { Store } from '../../store.ts';
 import type { UsageMonth } from '../../usage/months.ts';
 import type { Ceiling, DailyUsage, Usage, UsageOwner, Used } from '../../usage/ports.ts';
+import { KyselyIntegrationStore } from './kysely-integration-store.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
 import { KyselyUserStore } from './kysely-user-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
@@ -46,6 +48,7 @@ export class KyselyStore implements Store {
   readonly kind: Store['kind'];
   readonly lists: ListStore;
   readonly users: UserStore;
+  readonly integrations: IntegrationStore;
   readonly #db: Kysely<DatabaseSchema>;
   readonly #charges: UsageCharges;
 
@@ -61,6 +64,7 @@ export class KyselyStore implements Store {
     this.#charges = charges;
     this.lists = new KyselyListStore(db, listWrites, kind);
     this.users = new KyselyUserStore(db);
+    this.integrations = new KyselyIntegrationStore(db);
   }
 
   async createAccount(input: NewAccount): Promise<Account> {

@@ -163,6 +163,21 @@ export interface WebhookDeliveriesTable {
 }
 
 /** Every table, keyed by name. */
+/** `integrations`: connected email platforms (migration 0008); `credential` is sealed. */
+export interface IntegrationsTable {
+  id: string;
+  account_id: string;
+  provider: string;
+  account_name: string;
+  provider_account_id: string;
+  dc: string;
+  state: string;
+  message: string | null;
+  auth_kind: string;
+  credential: string;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -175,4 +190,5 @@ export interface DatabaseSchema {
   list_rows: ListRowsTable;
   list_addresses: ListAddressesTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  integrations: IntegrationsTable;
 }

@@ -6,6 +6,7 @@
 
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { accountSchemas } from './accounts.ts';
+import { integrationSchemas } from './integrations.ts';
 import { createdListSchema, listPageSchema, listSchema } from './list.ts';
 import { bulkResponseSchema, verificationResultSchema } from './result.ts';
 
@@ -66,6 +67,7 @@ export const sharedSchemas = [
   createdListSchema,
   listPageSchema,
   ...accountSchemas,
+  ...integrationSchemas,
 ] as const;
 
 const integerHeader = (description: string) => ({ type: 'integer', description }) as const;

@@ -173,6 +173,41 @@ export function storeContract(target: StoreContractTarget): void {
       assert.ok((await store.users.findSessionByHash(current.tokenHash)) !== null);
     });
 
+    it("keeps integrations per account: another account's is not found, not changed, not deleted", async () => {
+      const mine = await store.createAccount({ name: 'Mine', plan: 'free' });
+      const theirs = await store.createAccount({ name: 'Theirs', plan: 'free' });
+      const integration = {
+        id: `int_${randomUUID()}`,
+        accountId: mine.id,
+        provider: 'mailchimp' as const,
+        accountName: 'Shop',
+        providerAccountId: 'abc123',
+        dc: 'us21',
+        state: 'connected' as const,
+        message: null,
+        authKind: 'api_key' as const,
+        sealedCredential: 'v1.sealed',
+        createdAt: '2026-11-26T10:00:00.000Z',
+      };
+      await store.integrations.createIntegration(integration);
+      assert.deepEqual(await store.integrations.findIntegration(mine.id, integration.id), integration);
+      assert.deepEqual(await store.integrations.listIntegrations(mine.id), [integration]);
+      assert.equal(await store.integrations.findIntegration(theirs.id, integration.id), null);
+      assert.deepEqual(await store.integrations.listIntegrations(theirs.id), []);
+      assert.equal(await store.integrations.markDisconnected(theirs.id, integration.id, 'no'), false);
+      assert.equal(await store.integrations.deleteIntegration(theirs.id, integration.id), false);
+
+      assert.equal(await store.integrations.markDisconnected(mine.id, integration.id, 'Key revoked'), true);
+      assert.deepEqual(await store.integrations.findIntegration(mine.id, integration.id), {
+        ...integration,
+        state: 'disconnected',
+        message: 'Key revoked',
+      });
+      assert.equal(await store.integrations.deleteIntegration(mine.id, integration.id), true);
+      assert.equal(await store.integrations.findIntegration(mine.id, integration.id), null);
+      assert.equal(await store.integrations.deleteIntegration(mine.id, integration.id), false);
+    });
+
     it('deletes an account with its keys, users and usage', async () => {
       const key = await newKey();
       const user = await store.users.createUser({

@@ -2405,6 +2405,817 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's integrations, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The integrations. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IntegrationList"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Connect an email platform with an API key */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        provider: "mailchimp";
+                        /** @description A Mailchimp API key, `…-us21`. */
+                        api_key: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Connected. */
+                201: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Integration"];
+                    };
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: provider_unavailable. */
+                502: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One integration */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The integration. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Integration"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Disconnect: the stored credentials are erased */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Disconnected. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}/audiences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The platform account's audiences with their member counts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The audiences. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AudienceList"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: integration_disconnected. */
+                409: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: provider_unavailable. */
+                502: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/password": {
         parameters: {
             query?: never;
@@ -3259,7 +4070,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "not_found" | "request_timeout" | "conflict" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "not_found" | "request_timeout" | "conflict" | "integration_disconnected" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
         };
@@ -3289,7 +4100,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "not_found" | "request_timeout" | "conflict" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "not_found" | "request_timeout" | "conflict" | "integration_disconnected" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
             /** @description Each dependency and whether it answered. */
@@ -3512,6 +4323,38 @@ export interface components {
                 verifications: number;
                 bulk_requests: number;
                 list_rows: number;
+            }[];
+        };
+        Integration: {
+            id: string;
+            /** @enum {string} */
+            provider: "mailchimp";
+            /** @description The platform account's name. */
+            account_name: string;
+            /** @description The platform account's data centre (Mailchimp: us21…). */
+            dc: string;
+            /**
+             * @description `disconnected`: the platform refused the credentials (a revoked key); connect again.
+             * @enum {string}
+             */
+            state: "connected" | "disconnected";
+            /** @description Why it is disconnected; null when connected. */
+            message: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        IntegrationList: {
+            integrations: components["schemas"]["Integration"][];
+        };
+        AudienceList: {
+            audiences: {
+                id: string;
+                name: string;
+                member_count: number;
+                /** @description The audience's latest run; null when it has none. */
+                last_run: {
+                    [key: string]: unknown;
+                } | null;
             }[];
         };
     };

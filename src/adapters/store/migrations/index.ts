@@ -11,6 +11,7 @@ import * as accountPerKey from './0003-account-per-key.ts';
 import * as listScheduling from './0005-list-scheduling.ts';
 import * as chargeMonth from './0006-charge-month.ts';
 import { accountsOwnPlans } from './0007-accounts-own-plans.ts';
+import * as integrations from './0008-integrations.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -24,7 +25,11 @@ const fixedMigrations: Readonly<Record<string, Migration>> = {
 export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): MigrationProvider {
   return {
     getMigrations: () =>
-      Promise.resolve({ ...fixedMigrations, '0007-accounts-own-plans': accountsOwnPlans(plans) }),
+      Promise.resolve({
+        ...fixedMigrations,
+        '0007-accounts-own-plans': accountsOwnPlans(plans),
+        '0008-integrations': integrations,
+      }),
   };
 }
 

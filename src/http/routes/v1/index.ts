@@ -8,6 +8,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
+import type { IntegrationService } from '../../../integrations/integration-service.ts';
 import type { ListService } from '../../../lists/list-service.ts';
 import type { Store } from '../../../store.ts';
 import type { RateLimiter } from '../../../usage/ports.ts';
@@ -20,6 +21,7 @@ import { accountRoutes } from './accounts/account.ts';
 import { keyRoutes } from './accounts/keys.ts';
 import { publicSessionRoutes, sessionRoutes } from './accounts/session.ts';
 import { bulkRoute } from './bulk.ts';
+import { integrationRoutes } from './integrations/index.ts';
 import { listRoutes } from './lists/index.ts';
 import { verifyRoute } from './verify.ts';
 
@@ -42,6 +44,8 @@ export interface V1Deps {
   dashboard?: DashboardAuth;
   /** List jobs; without them (tests of the verification routes) the list routes are absent. */
   lists?: ListService;
+  /** Connected email platforms; without them the integration routes are absent. */
+  integrations?: IntegrationService;
   /** Signs webhooks: the per-list webhook secret is derived from it. */
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms. */
@@ -78,6 +82,9 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
       });
     }
     await authed.register(accountRoutes, { store, now: deps.now });
+    if (deps.integrations !== undefined) {
+      await authed.register(integrationRoutes, { integrations: deps.integrations });
+    }
     if (sessionDeps !== undefined) {
       await authed.register(sessionRoutes, sessionDeps);
       await authed.register(keyRoutes, { store, now: deps.now });

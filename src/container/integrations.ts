@@ -1,0 +1,33 @@
+/**
+ * The composition of integrations (DESIGN §3.4), beside `index.ts`: the providers with their
+ * client settings from configuration, the in-flight limiter, and the credential vault.
+ */
+import { MemoryInFlightLimiter } from '../adapters/integrations/memory-in-flight.ts';
+import { guardedFetch, isLocalTarget } from '../adapters/net/guarded-fetch.ts';
+import type { Config } from '../config.ts';
+import { CredentialVault } from '../integrations/credentials.ts';
+import { IntegrationService } from '../integrations/integration-service.ts';
+import { MailchimpProvider } from '../integrations/mailchimp/provider.ts';
+import type { IntegrationStore } from '../integrations/ports.ts';
+
+/** The integrations service for this configuration. */
+export function createIntegrations(
+  config: Pick<Config, 'MAILVET_MAILCHIMP_BASE_URL'>,
+  store: IntegrationStore,
+  secretKey: Buffer,
+  now?: () => Date,
+): IntegrationService {
+  const base = config.MAILVET_MAILCHIMP_BASE_URL;
+  const mailchimp = new MailchimpProvider({
+    baseUrlTemplate: base,
+    limiter: new MemoryInFlightLimiter(),
+    // Private addresses only when the operator pointed the API at one (the emulator, a local proxy).
+    fetch: guardedFetch({ allowPrivate: isLocalTarget(base.replace('{dc}', 'us1')) }),
+  });
+  return new IntegrationService({
+    store,
+    vault: new CredentialVault(secretKey),
+    providers: { mailchimp },
+    ...(now && { now }),
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Integrations (DESIGN §3.4): connect an email platform with an API key, list and show the
+ * account's integrations, disconnect (the sealed credentials are deleted), and read a platform's
+ * audiences. With a key or a session; another account's integration is a 404.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  ConnectRefused,
+  IntegrationDisconnected,
+  type IntegrationService,
+} from '../../../../integrations/integration-service.ts';
+import { type Integration, ProviderError } from '../../../../integrations/ports.ts';
+import { ApiError, validationFailed } from '../../../errors.ts';
+import { callerOf } from '../../../plugins/auth.ts';
+import { jsonBodyPlugin } from '../../../plugins/json-body.ts';
+import { type ConnectBody, connectBodySchema, integrationIdParams } from '../../../schemas/integrations.ts';
+import { apiErrorResponses, okResponse } from '../../../schemas/responses.ts';
+
+export interface IntegrationRoutesDeps {
+  integrations: IntegrationService;
+}
+
+const errors = (extra: Record<number, Parameters<typeof apiErrorResponses>[0][number]> = {}) =>
+  apiErrorResponses({
+    401: ['unauthorized'],
+    403: ['forbidden'],
+    429: ['rate_limited'],
+    500: ['internal_error'],
+    ...extra,
+  });
+
+const tags = ['integrations'];
+
+export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = async (app, { integrations }) => {
+  app.register(async (writes) => {
+    await writes.register(jsonBodyPlugin);
+    writes.post<{ Body: ConnectBody }>(
+      '/integrations',
+      {
+        schema: {
+          tags,
+          summary: 'Connect an email platform with an API key',
+          body: connectBodySchema,
+          response: {
+            201: okResponse('Integration', 'Connected.'),
+            ...errors({ 400: ['bad_request'], 422: ['validation_failed'], 502: ['provider_unavailable'] }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { accountId } = callerOf(request);
+        try {
+          const integration = await integrations.connectWithApiKey(
+            accountId,
+            request.body.provider,
+            request.body.api_key,
+          );
+          reply.code(201);
+          return integrationView(integration);
+        } catch (error) {
+          if (error instanceof ConnectRefused)
+            throw validationFailed([{ field: error.field, message: error.message }]);
+          throw providerFailure(error);
+        }
+      },
+    );
+  });
+
+  app.get(
+    '/integrations',
+    {
+      schema: {
+        tags,
+        summary: "The account's integrations, oldest first",
+        response: { 200: okResponse('IntegrationList', 'The integrations.'), ...errors() },
+      },
+    },
+    async (request) => ({
+      integrations: (await integrations.list(callerOf(request).accountId)).map(integrationView),
+    }),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/integrations/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One integration',
+        params: integrationIdParams,
+        response: { 200: okResponse('Integration', 'The integration.'), ...errors({ 404: ['not_found'] }) },
+      },
+    },
+    async (request) => {
+      const integration = await integrations.get(callerOf(request).accountId, request.params.id);
+      if (integration === null) throw integrationNotFound();
+      return integrationView(integration);
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/integrations/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Disconnect: the stored credentials are erased',
+        params: integrationIdParams,
+        response: { 204: { description: 'Disconnected.', type: 'null' }, ...errors({ 404: ['not_found'] }) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await integrations.disconnect(callerOf(request).accountId, request.params.id)))
+        throw integrationNotFound();
+      reply.code(204);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/integrations/:id/audiences',
+    {
+      schema: {
+        tags,
+        summary: "The platform account's audiences with their member counts",
+        params: integrationIdParams,
+        response: {
+          200: okResponse('AudienceList', 'The audiences.'),
+          ...errors({ 404: ['not_found'], 409: ['integration_disconnected'], 502: ['provider_unavailable'] }),
+        },
+      },
+    },
+    async (request) => {
+      let audiences: Awaited<ReturnType<IntegrationService['audiences']>>;
+      try {
+        audiences = await integrations.audiences(callerOf(request).accountId, request.params.id);
+      } catch (error) {
+        throw providerFailure(error);
+      }
+      if (audiences === null) throw integrationNotFound();
+      return {
+        audiences: audiences.map((audience) => ({
+          id: audience.id,
+          name: audience.name,
+          member_count: audience.memberCount,
+          last_run: null,
+        })),
+      };
+    },
+  );
+};
+
+/** An integration as the API shows it: never its credentials. */
+export function integrationView(integration: Integration) {
+  return {
+    id: integration.id,
+    provider: integration.provider,
+    account_name: integration.accountName,
+    dc: integration.dc,
+    state: integration.state,
+    message: integration.message,
+    created_at: integration.createdAt,
+  };
+}
+
+function integrationNotFound(): ApiError {
+  return new ApiError('not_found', { message: 'No such integration' });
+}
+
+/** The platform's refusals and failures as the API's errors; anything else is ours (500). */
+function providerFailure(error: unknown): unknown {
+  if (error instanceof IntegrationDisconnected) {
+    return new ApiError('integration_disconnected', { message: error.message });
+  }
+  if (error instanceof ProviderError) {
+    return new ApiError('provider_unavailable', {
+      message: `The email platform did not answer as expected (${error.status ?? 'no answer'}); try again in a few minutes`,
+    });
+  }
+  return error;
+}

@@ -1,0 +1,84 @@
+/**
+ * Integrations (DESIGN §3.4) as JSON Schema: connected platforms and their audiences. Credentials
+ * appear only in the connect request, never in an answer.
+ */
+
+const time = { type: 'string', format: 'date-time' } as const;
+
+/** Shared schema `Integration`. */
+export const integrationSchema = {
+  $id: 'Integration',
+  type: 'object',
+  required: ['id', 'provider', 'account_name', 'dc', 'state', 'message', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    provider: { type: 'string', enum: ['mailchimp'] },
+    account_name: { type: 'string', description: "The platform account's name." },
+    dc: { type: 'string', description: "The platform account's data centre (Mailchimp: us21…)." },
+    state: {
+      type: 'string',
+      enum: ['connected', 'disconnected'],
+      description: '`disconnected`: the platform refused the credentials (a revoked key); connect again.',
+    },
+    message: { type: ['string', 'null'], description: 'Why it is disconnected; null when connected.' },
+    created_at: time,
+  },
+} as const;
+
+/** Shared schema `IntegrationList`. */
+export const integrationListSchema = {
+  $id: 'IntegrationList',
+  type: 'object',
+  required: ['integrations'],
+  properties: { integrations: { type: 'array', items: { $ref: 'Integration#' } } },
+} as const;
+
+/** Shared schema `AudienceList`. */
+export const audienceListSchema = {
+  $id: 'AudienceList',
+  type: 'object',
+  required: ['audiences'],
+  properties: {
+    audiences: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'name', 'member_count', 'last_run'],
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          member_count: { type: 'integer', minimum: 0 },
+          last_run: {
+            type: ['object', 'null'],
+            description: "The audience's latest run; null when it has none.",
+            additionalProperties: true,
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** POST /api/v1/integrations: connect with an API key. */
+export const connectBodySchema = {
+  type: 'object',
+  required: ['provider', 'api_key'],
+  additionalProperties: false,
+  properties: {
+    provider: { type: 'string', enum: ['mailchimp'] },
+    api_key: { type: 'string', minLength: 1, maxLength: 200, description: 'A Mailchimp API key, `…-us21`.' },
+  },
+} as const;
+
+export interface ConnectBody {
+  provider: 'mailchimp';
+  api_key: string;
+}
+
+export const integrationIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
+} as const;
+
+export const integrationSchemas = [integrationSchema, integrationListSchema, audienceListSchema] as const;

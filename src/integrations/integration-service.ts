@@ -1,0 +1,153 @@
+/**
+ * Connecting email platforms to an account and acting through them (DESIGN §3.4). Credentials are
+ * sealed before they reach the store and opened only to make a session; when the platform refuses
+ * them (a revoked key), the integration is marked disconnected with the platform's reason, and
+ * every later use says so instead of asking again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CredentialVault } from './credentials.ts';
+import {
+  type Audience,
+  type Integration,
+  type IntegrationStore,
+  type OpenedCredential,
+  type Provider,
+  ProviderAuthError,
+  type ProviderName,
+  type ProviderSession,
+} from './ports.ts';
+
+export interface IntegrationServiceDeps {
+  store: IntegrationStore;
+  vault: CredentialVault;
+  providers: Readonly<Record<ProviderName, Provider>>;
+  now?: () => Date;
+}
+
+/** Why a connection was refused, for the owner: a key of the wrong shape, or one the platform refused. */
+export class ConnectRefused extends Error {
+  constructor(
+    readonly field: 'api_key',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConnectRefused';
+  }
+}
+
+/** The integration cannot act: the platform refused its credentials earlier. */
+export class IntegrationDisconnected extends Error {
+  constructor(readonly integration: Integration) {
+    super(integration.message ?? 'The integration is disconnected: connect it again');
+    this.name = 'IntegrationDisconnected';
+  }
+}
+
+export class IntegrationService {
+  readonly #deps: IntegrationServiceDeps;
+
+  constructor(deps: IntegrationServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Connects with an API key: its shape, then the platform's own answer, decide. */
+  async connectWithApiKey(
+    accountId: string,
+    providerName: ProviderName,
+    apiKey: string,
+  ): Promise<Integration> {
+    const provider = this.#deps.providers[providerName];
+    const dc = provider.apiKeyDc(apiKey.trim());
+    if (dc === null) {
+      throw new ConnectRefused(
+        'api_key',
+        'Not a Mailchimp API key: 32 hexadecimal digits, a dash and the data centre (…-us21)',
+      );
+    }
+    return this.#connect(accountId, provider, { kind: 'api_key', secret: apiKey.trim(), dc });
+  }
+
+  /** Connects with an OAuth access token and the data centre the platform named for it. */
+  connectWithOAuth(
+    accountId: string,
+    providerName: ProviderName,
+    accessToken: string,
+    dc: string,
+  ): Promise<Integration> {
+    return this.#connect(accountId, this.#deps.providers[providerName], {
+      kind: 'oauth',
+      secret: accessToken,
+      dc,
+    });
+  }
+
+  async #connect(accountId: string, provider: Provider, credential: OpenedCredential): Promise<Integration> {
+    const id = `int_${randomUUID().replaceAll('-', '')}`;
+    let account: Awaited<ReturnType<ProviderSession['account']>>;
+    try {
+      account = await provider.session(credential, `${provider.name}:${credential.dc}:${id}`).account();
+    } catch (error) {
+      if (error instanceof ProviderAuthError) {
+        throw new ConnectRefused(
+          'api_key',
+          'Mailchimp refused this key: check it, or make a new one in Mailchimp',
+        );
+      }
+      throw error;
+    }
+    return this.#deps.store.createIntegration({
+      id,
+      accountId,
+      provider: provider.name,
+      accountName: account.name,
+      providerAccountId: account.id,
+      dc: account.dc,
+      state: 'connected',
+      message: null,
+      authKind: credential.kind,
+      sealedCredential: this.#deps.vault.seal(JSON.stringify(credential), id),
+      createdAt: (this.#deps.now?.() ?? new Date()).toISOString(),
+    });
+  }
+
+  list(accountId: string): Promise<Integration[]> {
+    return this.#deps.store.listIntegrations(accountId);
+  }
+
+  get(accountId: string, id: string): Promise<Integration | null> {
+    return this.#deps.store.findIntegration(accountId, id);
+  }
+
+  /** Disconnects: the row and its sealed credential are deleted. */
+  disconnect(accountId: string, id: string): Promise<boolean> {
+    return this.#deps.store.deleteIntegration(accountId, id);
+  }
+
+  /** The platform's audiences; null when the account has no such integration. */
+  async audiences(accountId: string, id: string): Promise<Audience[] | null> {
+    const integration = await this.get(accountId, id);
+    if (integration === null) return null;
+    return this.#acting(integration, (session) => session.audiences());
+  }
+
+  /** Runs `work` with a session of a connected integration; a refusal of its credentials disconnects it. */
+  async #acting<T>(integration: Integration, work: (session: ProviderSession) => Promise<T>): Promise<T> {
+    if (integration.state !== 'connected') throw new IntegrationDisconnected(integration);
+    const credential = JSON.parse(
+      this.#deps.vault.open(integration.sealedCredential, integration.id),
+    ) as OpenedCredential;
+    const provider = this.#deps.providers[integration.provider];
+    const session = provider.session(
+      credential,
+      `${provider.name}:${integration.dc}:${integration.providerAccountId}`,
+    );
+    try {
+      return await work(session);
+    } catch (error) {
+      if (!(error instanceof ProviderAuthError)) throw error;
+      const message = `${error.message}. Connect the account again.`;
+      await this.#deps.store.markDisconnected(integration.accountId, integration.id, message);
+      throw new IntegrationDisconnected({ ...integration, state: 'disconnected', message });
+    }
+  }
+}

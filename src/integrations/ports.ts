@@ -1,0 +1,104 @@
+/**
+ * Ports of the integrations domain (DESIGN §3.4): an email platform behind a provider port
+ * (Mailchimp is its first adapter, `mailchimp/`; another platform is another folder), the store of
+ * connected integrations, and the limiter that keeps requests to one platform account under its
+ * concurrency limit across processes.
+ */
+
+/** Providers Mailvet connects to. */
+export type ProviderName = 'mailchimp';
+
+/** A connected integration as stored; its credentials stay sealed here. */
+export interface Integration {
+  id: string;
+  accountId: string;
+  provider: ProviderName;
+  /** The platform account's name and id, and its data centre. */
+  accountName: string;
+  providerAccountId: string;
+  dc: string;
+  /** `connected`, or `disconnected` when the platform refused the credentials (revoked key, removed app). */
+  state: 'connected' | 'disconnected';
+  /** Why the state is what it is, for the owner; null when connected. */
+  message: string | null;
+  /** `api_key` or `oauth`. */
+  authKind: 'api_key' | 'oauth';
+  /** The sealed credential (`credentials.ts`): never returned by the API, never logged. */
+  sealedCredential: string;
+  createdAt: string;
+}
+
+export interface IntegrationStore {
+  createIntegration(input: Integration): Promise<Integration>;
+  /** The account's integration; null when none (or another account's). */
+  findIntegration(accountId: string, id: string): Promise<Integration | null>;
+  listIntegrations(accountId: string): Promise<Integration[]>;
+  /** Records that the platform refused the credentials; returns false when there is no such integration. */
+  markDisconnected(accountId: string, id: string, message: string): Promise<boolean>;
+  /** Removes the integration and its credentials; false when there was none. */
+  deleteIntegration(accountId: string, id: string): Promise<boolean>;
+}
+
+/** The platform account behind a credential. */
+export interface ProviderAccount {
+  id: string;
+  name: string;
+  dc: string;
+}
+
+/** An audience (Mailchimp's list) with its member count. */
+export interface Audience {
+  id: string;
+  name: string;
+  memberCount: number;
+}
+
+/** A credential as opened from the store: the API key or OAuth token, and the data centre. */
+export interface OpenedCredential {
+  kind: 'api_key' | 'oauth';
+  secret: string;
+  dc: string;
+}
+
+/** An email platform: how its credentials look, and a session acting with one. */
+export interface Provider {
+  readonly name: ProviderName;
+  /** The data centre an API key of the platform's shape names; null for any other string. */
+  apiKeyDc(apiKey: string): string | null;
+  /** A session for one integration: `limiterKey` names its platform account for the concurrency limit. */
+  session(credential: OpenedCredential, limiterKey: string): ProviderSession;
+}
+
+/** The platform refused or failed a request (after its retries); `status` is its HTTP status, null for no answer. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+/** The platform refused the credentials (a revoked key, a removed app): nothing works until reconnected. */
+export class ProviderAuthError extends ProviderError {
+  constructor(message: string) {
+    super(message, 401);
+    this.name = 'ProviderAuthError';
+  }
+}
+
+/** What an integration does with its platform, once connected. */
+export interface ProviderSession {
+  /** The account the credential belongs to: also proves the credential works. */
+  account(): Promise<ProviderAccount>;
+  audiences(): Promise<Audience[]>;
+}
+
+/**
+ * At most `limit` holders of `key` at once; `acquire` waits for a slot and resolves with its
+ * release. In memory for one process, on Redis across processes.
+ */
+export interface InFlightLimiter {
+  acquire(key: string, limit: number): Promise<() => void>;
+}
