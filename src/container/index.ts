@@ -182,7 +182,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     ...(overrides.now && { now: overrides.now }),
     queue,
     lists,
-    integrations: createIntegrations(config, store.integrations, secretKey, overrides.now),
+    integrations: createIntegrations(config, store.integrations, secretKey, {
+      inFlight: shared?.inFlight,
+      now: overrides.now,
+    }),
     secretKey,
     moreReadiness: async (): Promise<Record<string, 'ok' | 'degraded'>> => {
       const [dns, redisLine] = await Promise.all([

@@ -8,19 +8,21 @@ import type { Config } from '../config.ts';
 import { CredentialVault } from '../integrations/credentials.ts';
 import { IntegrationService } from '../integrations/integration-service.ts';
 import { MailchimpProvider } from '../integrations/mailchimp/provider.ts';
-import type { IntegrationStore } from '../integrations/ports.ts';
+import type { InFlightLimiter, IntegrationStore } from '../integrations/ports.ts';
 
 /** The integrations service for this configuration. */
 export function createIntegrations(
   config: Pick<Config, 'MAILVET_MAILCHIMP_BASE_URL'>,
   store: IntegrationStore,
   secretKey: Buffer,
-  now?: () => Date,
+  options: { inFlight?: InFlightLimiter; now?: () => Date } = {},
 ): IntegrationService {
+  const { now } = options;
   const base = config.MAILVET_MAILCHIMP_BASE_URL;
   const mailchimp = new MailchimpProvider({
     baseUrlTemplate: base,
-    limiter: new MemoryInFlightLimiter(),
+    // Scale-out: shared through Redis, so all processes together keep to Mailchimp's 10.
+    limiter: options.inFlight ?? new MemoryInFlightLimiter(),
     // Private addresses only when the operator pointed the API at one (the emulator, a local proxy).
     fetch: guardedFetch({ allowPrivate: isLocalTarget(base.replace('{dc}', 'us1')) }),
   });

@@ -7,6 +7,8 @@ import type { Redis } from 'ioredis';
 import { MemoryDnsAnswerStore } from '../adapters/dns/answers/memory.ts';
 import { RedisDnsAnswerStore } from '../adapters/dns/answers/redis.ts';
 import type { DnsAnswerStore } from '../adapters/dns/ports.ts';
+import { MemoryInFlightLimiter } from '../adapters/integrations/memory-in-flight.ts';
+import { InFlightWaitExceeded, RedisInFlightLimiter } from '../adapters/integrations/redis-in-flight.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../adapters/rate-limit/redis.ts';
 import { withFallback } from '../adapters/redis/with-fallback.ts';
@@ -17,6 +19,7 @@ import { RedisCatchAllStore } from '../adapters/smtp/catch-all/redis.ts';
 import { MemoryHostLimiter } from '../adapters/smtp/host-limiter/memory.ts';
 import { RedisHostLimiter } from '../adapters/smtp/host-limiter/redis.ts';
 import { type CatchAllStore, HostBusyError, type HostSessionLimiter } from '../adapters/smtp/ports.ts';
+import type { InFlightLimiter } from '../integrations/ports.ts';
 import type { RateLimiter, ResultCache } from '../usage/ports.ts';
 import type { Clock } from '../verification/ports.ts';
 
@@ -40,6 +43,13 @@ export const FALLBACKS = {
     // A busy host is Redis's answer, not its failure: passed on, never a fall-back.
     isAnswer: (error: unknown) => error instanceof HostBusyError,
   },
+  inFlight: {
+    component: 'Mailchimp request slots',
+    fallback: 'per-process request slots',
+    methods: ['acquire'],
+    // No free slot in time is Redis's answer, not its failure.
+    isAnswer: (error: unknown) => error instanceof InFlightWaitExceeded,
+  },
 } as const;
 
 /** The Redis-backed pieces, each with its in-process fallback. */
@@ -49,6 +59,8 @@ export interface SharedState {
   dnsAnswers: DnsAnswerStore;
   catchAll: CatchAllStore;
   hostLimiter: HostSessionLimiter;
+  /** Requests in flight to one Mailchimp account, across every process. */
+  inFlight: InFlightLimiter;
 }
 
 /** Builds every shared piece on one Redis client. */
@@ -85,6 +97,12 @@ export function sharedState(
       }),
       new MemoryHostLimiter(SHARED_HOST_SESSIONS),
       { ...FALLBACKS.hostLimiter, warn },
+    ),
+    inFlight: withFallback<InFlightLimiter>(
+      // Short leases (renewed every ~3 s): a killed process's slots come back within 10 s.
+      new RedisInFlightLimiter(redis, { leaseMs: 10_000 }),
+      new MemoryInFlightLimiter(),
+      { ...FALLBACKS.inFlight, warn },
     ),
   };
 }

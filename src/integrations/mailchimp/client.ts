@@ -167,7 +167,19 @@ export class MailchimpClient {
         retryAfterMs?: number;
       }
   > {
-    const release = await this.#options.limiter.acquire(this.#options.limiterKey, MAILCHIMP_MAX_IN_FLIGHT);
+    let release: () => void;
+    try {
+      release = await this.#options.limiter.acquire(this.#options.limiterKey, MAILCHIMP_MAX_IN_FLIGHT);
+    } catch (error) {
+      // No slot in time, or the limiter's Redis failed: nothing was sent, so trying again is safe.
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        kind: 'retry',
+        status: null,
+        problem: {},
+        message: `${method} ${url.pathname} not sent (${message})`,
+      };
+    }
     let response: Response;
     let text: string;
     try {

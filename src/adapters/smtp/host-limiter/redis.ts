@@ -1,14 +1,10 @@
 /**
- * A counting semaphore per MX host address in Redis, shared by every process (scale-out mode).
- *
- * Each host is a sorted set `mailvet:mxhost:<ip>`: member = a lease id, score = when the lease
- * expires (Redis server time, so skewed process clocks agree). Acquiring is one Lua script:
- * drop expired leases, then add ours if fewer than `permits` remain. A holder renews its lease
- * while it holds it; a killed process stops renewing, so its slot comes back within `leaseMs`.
- * Waiters poll with a short, jittered, growing back-off up to `maxWaitMs`.
+ * Session slots per MX host address in Redis, shared by every process (scale-out mode): a lease
+ * semaphore (`redis/lease-semaphore.ts`) keyed `mailvet:mxhost:<ip>`. Waiting for a slot is bounded
+ * by `maxWaitMs`, then HostBusyError.
  */
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { RedisLeaseSemaphore } from '../../redis/lease-semaphore.ts';
 import { HostBusyError, type HostSessionLimiter } from '../ports.ts';
 
 /** Default key prefix; the leases at host `ip` live in the sorted set `mailvet:mxhost:ip`. */
@@ -26,100 +22,28 @@ export interface RedisHostLimiterOptions {
   random?: () => number;
 }
 
-// KEYS[1] the host's lease set; ARGV[1] lease id, ARGV[2] permits, ARGV[3] lease ms. 1 = granted.
-const ACQUIRE_LUA = `
-if redis.replicate_commands then redis.replicate_commands() end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return 1
-end
-return 0
-`;
-
-// Pushes a live lease's expiry forward; 0 when it was already reclaimed (nothing is re-added).
-const RENEW_LUA = `
-if redis.replicate_commands then redis.replicate_commands() end
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`;
-
-type LeaseCommand = (key: string, ...args: Array<string | number>) => Promise<number>;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Session slots per MX host address, capped across every process sharing the Redis. */
 export class RedisHostLimiter implements HostSessionLimiter {
-  readonly #client: Redis;
-  readonly #acquireLease: LeaseCommand;
-  readonly #renewLease: LeaseCommand;
+  readonly #leases: RedisLeaseSemaphore;
   readonly #permits: number;
-  readonly #leaseMs: number;
   readonly #maxWaitMs: number;
   readonly #prefix: string;
-  readonly #random: () => number;
 
   constructor(client: Redis, options: RedisHostLimiterOptions = {}) {
-    const commands = client as unknown as Record<string, LeaseCommand | undefined>;
-    if (typeof commands.mailvetAcquireLease !== 'function') {
-      client.defineCommand('mailvetAcquireLease', { numberOfKeys: 1, lua: ACQUIRE_LUA });
-      client.defineCommand('mailvetRenewLease', { numberOfKeys: 1, lua: RENEW_LUA });
-    }
-    this.#client = client;
-    this.#acquireLease = (commands.mailvetAcquireLease as LeaseCommand).bind(client);
-    this.#renewLease = (commands.mailvetRenewLease as LeaseCommand).bind(client);
+    this.#leases = new RedisLeaseSemaphore(client, { leaseMs: options.leaseMs, random: options.random });
     this.#permits = Math.max(1, options.permits ?? 2);
-    this.#leaseMs = Math.max(30, Math.round(options.leaseMs ?? 60_000));
     this.#maxWaitMs = options.maxWaitMs ?? 30_000;
     this.#prefix = options.keyPrefix ?? HOST_LIMIT_KEY_PREFIX;
-    this.#random = options.random ?? Math.random;
   }
 
   /** Waits for a slot at `hostIp`; rejects with HostBusyError after maxWaitMs, or when Redis fails. */
   async acquire(hostIp: string, waitMs = this.#maxWaitMs): Promise<() => void> {
-    const key = this.#prefix + hostIp;
-    const lease = randomUUID();
-    const deadline = performance.now() + Math.min(waitMs, this.#maxWaitMs);
-    let delayMs = 5;
-    for (;;) {
-      let granted: number;
-      try {
-        granted = await this.#acquireLease(key, lease, this.#permits, this.#leaseMs);
-      } catch (error) {
-        // A timed-out call may still have run: drop the lease it may have taken.
-        this.#client.zrem(key, lease).catch(() => {});
-        throw error;
-      }
-      if (granted === 1) return this.#hold(key, lease);
-      if (performance.now() + delayMs > deadline) throw new HostBusyError(hostIp);
-      await sleep(delayMs * (0.5 + this.#random()));
-      delayMs = Math.min(delayMs * 2, 100);
-    }
-  }
-
-  /** Keeps the lease alive until released; the release is idempotent and never throws. */
-  #hold(key: string, lease: string): () => void {
-    const renewal = setInterval(
-      () => {
-        this.#renewLease(key, lease, this.#leaseMs).catch(() => {});
-      },
-      Math.max(10, Math.floor(this.#leaseMs / 3)),
+    const release = await this.#leases.acquire(
+      this.#prefix + hostIp,
+      this.#permits,
+      Math.min(waitMs, this.#maxWaitMs),
     );
-    renewal.unref();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      clearInterval(renewal);
-      // If this fails the lease simply expires within leaseMs.
-      this.#client.zrem(key, lease).catch(() => {});
-    };
+    if (release === null) throw new HostBusyError(hostIp);
+    return release;
   }
 }
