@@ -12,19 +12,31 @@ import type { InFlightLimiter, IntegrationStore } from '../integrations/ports.ts
 
 /** The integrations service for this configuration. */
 export function createIntegrations(
-  config: Pick<Config, 'MAILVET_MAILCHIMP_BASE_URL'>,
+  config: Pick<Config, 'MAILVET_MAILCHIMP_BASE_URL'> &
+    Partial<
+      Pick<
+        Config,
+        'MAILVET_MAILCHIMP_LOGIN_URL' | 'MAILVET_MAILCHIMP_CLIENT_ID' | 'MAILVET_MAILCHIMP_CLIENT_SECRET'
+      >
+    >,
   store: IntegrationStore,
   secretKey: Buffer,
   options: { inFlight?: InFlightLimiter; now?: () => Date } = {},
 ): IntegrationService {
   const { now } = options;
   const base = config.MAILVET_MAILCHIMP_BASE_URL;
+  const login = config.MAILVET_MAILCHIMP_LOGIN_URL ?? 'https://login.mailchimp.com';
+  const clientId = config.MAILVET_MAILCHIMP_CLIENT_ID;
+  const clientSecret = config.MAILVET_MAILCHIMP_CLIENT_SECRET;
   const mailchimp = new MailchimpProvider({
+    ...(clientId !== undefined &&
+      clientSecret !== undefined && { oauth: { loginUrl: login, clientId, clientSecret } }),
     baseUrlTemplate: base,
     // Scale-out: shared through Redis, so all processes together keep to Mailchimp's 10.
     limiter: options.inFlight ?? new MemoryInFlightLimiter(),
     // Private addresses only when the operator pointed the API at one (the emulator, a local proxy).
     fetch: guardedFetch({ allowPrivate: isLocalTarget(base.replace('{dc}', 'us1')) }),
+    oauthFetch: guardedFetch({ allowPrivate: isLocalTarget(login) }),
   });
   return new IntegrationService({
     store,

@@ -28,6 +28,7 @@ import { gracefulClosePlugin } from './plugins/graceful-close.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
+import { integrationOAuthRoutes } from './routes/integration-oauth.ts';
 import { type DashboardAuth, v1Routes } from './routes/v1/index.ts';
 import { sharedSchemas } from './schemas/responses.ts';
 
@@ -96,6 +97,17 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   const ready = deps.ready ?? (() => defaultReadiness(deps));
   await app.register(healthRoutes, { ready });
   await app.register(v1Routes, { ...deps, prefix: '/api/v1' });
+  const oauth = deps.integrations?.oauthOf('mailchimp');
+  if (oauth !== undefined && deps.dashboard !== undefined && deps.secretKey !== undefined) {
+    await app.register(integrationOAuthRoutes, {
+      oauth,
+      integrations: deps.integrations!,
+      sessions: deps.dashboard.sessions.manager,
+      secretKey: deps.secretKey,
+      publicOrigin: deps.dashboard.sessions.publicOrigin,
+      now: deps.now,
+    });
+  }
   // Last: it answers every other GET with the single-page app, leaving /api and the probes alone.
   await app.register(dashboardPlugin, { root: deps.dashboardRoot });
 });

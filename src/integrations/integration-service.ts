@@ -14,6 +14,7 @@ import {
   type Provider,
   ProviderAuthError,
   type ProviderName,
+  type ProviderOAuth,
   type ProviderSession,
 } from './ports.ts';
 
@@ -108,6 +109,11 @@ export class IntegrationService {
       sealedCredential: this.#deps.vault.seal(JSON.stringify(credential), id),
       createdAt: (this.#deps.now?.() ?? new Date()).toISOString(),
     });
+  }
+
+  /** The provider's OAuth flow, when the operator configured one. */
+  oauthOf(providerName: ProviderName): ProviderOAuth | undefined {
+    return this.#deps.providers[providerName].oauth;
   }
 
   list(accountId: string): Promise<Integration[]> {

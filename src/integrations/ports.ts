@@ -67,6 +67,16 @@ export interface Provider {
   apiKeyDc(apiKey: string): string | null;
   /** A session for one integration: `limiterKey` names its platform account for the concurrency limit. */
   session(credential: OpenedCredential, limiterKey: string): ProviderSession;
+  /** The OAuth 2 web flow, when the operator registered an app with the platform. */
+  readonly oauth?: ProviderOAuth;
+}
+
+/** OAuth 2's authorization-code flow with a platform. */
+export interface ProviderOAuth {
+  /** Where to send the browser: the platform's consent page, coming back to `redirectUri` with `state`. */
+  authorizeUrl(redirectUri: string, state: string): string;
+  /** Trades the one-time code for an access token and the data centre it works in. */
+  exchange(code: string, redirectUri: string): Promise<{ accessToken: string; dc: string }>;
 }
 
 /** The platform refused or failed a request (after its retries); `status` is its HTTP status, null for no answer. */

@@ -29,8 +29,15 @@ export const integrationSchema = {
 export const integrationListSchema = {
   $id: 'IntegrationList',
   type: 'object',
-  required: ['integrations'],
-  properties: { integrations: { type: 'array', items: { $ref: 'Integration#' } } },
+  required: ['integrations', 'mailchimp_oauth_url'],
+  properties: {
+    integrations: { type: 'array', items: { $ref: 'Integration#' } },
+    mailchimp_oauth_url: {
+      type: ['string', 'null'],
+      description:
+        'Where a signed-in browser goes to connect Mailchimp by OAuth; null when the operator registered no Mailchimp app.',
+    },
+  },
 } as const;
 
 /** Shared schema `AudienceList`. */

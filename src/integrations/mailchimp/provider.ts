@@ -11,14 +11,18 @@ import type {
   ProviderSession,
 } from '../ports.ts';
 import { DATA_CENTRE, MailchimpClient } from './client.ts';
+import { MailchimpOAuth } from './oauth.ts';
 
 /** What the provider needs from the composition root. */
 export interface MailchimpProviderOptions {
   /** MAILVET_MAILCHIMP_BASE_URL: `https://{dc}.api.mailchimp.com`. */
   baseUrlTemplate: string;
   limiter: InFlightLimiter;
-  /** `fetch` behind the SSRF guard. */
+  /** `fetch` behind the SSRF guard, for the API and for the OAuth endpoints (each with its own exceptions). */
   fetch: typeof fetch;
+  oauthFetch?: typeof fetch;
+  /** The operator's registered app: enables the OAuth flow. */
+  oauth?: { loginUrl: string; clientId: string; clientSecret: string };
   /** Client retry tuning (tests shorten the waits). */
   retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number };
 }
@@ -30,10 +34,13 @@ const PAGE = 1000;
 
 export class MailchimpProvider implements Provider {
   readonly name = 'mailchimp' as const;
+  readonly oauth?: MailchimpOAuth;
   readonly #options: MailchimpProviderOptions;
 
   constructor(options: MailchimpProviderOptions) {
     this.#options = options;
+    if (options.oauth !== undefined)
+      this.oauth = new MailchimpOAuth({ ...options.oauth, fetch: options.oauthFetch ?? options.fetch });
   }
 
   apiKeyDc(apiKey: string): string | null {

@@ -4345,6 +4345,8 @@ export interface components {
         };
         IntegrationList: {
             integrations: components["schemas"]["Integration"][];
+            /** @description Where a signed-in browser goes to connect Mailchimp by OAuth; null when the operator registered no Mailchimp app. */
+            mailchimp_oauth_url: string | null;
         };
         AudienceList: {
             audiences: {

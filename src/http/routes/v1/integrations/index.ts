@@ -77,6 +77,8 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
     },
     async (request) => ({
       integrations: (await integrations.list(callerOf(request).accountId)).map(integrationView),
+      mailchimp_oauth_url:
+        integrations.oauthOf('mailchimp') === undefined ? null : '/integrations/mailchimp/connect',
     }),
   );
 

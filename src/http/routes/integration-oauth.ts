@@ -1,0 +1,78 @@
+/**
+ * Connecting Mailchimp by OAuth from the dashboard (DESIGN §3.4): `GET /integrations/mailchimp/connect`
+ * sends the signed-in browser to Mailchimp's consent page with a `state` bound to its session;
+ * `GET /integrations/mailchimp/callback` checks that state, trades the code for a token, learns the
+ * data centre and connects, then returns to the dashboard's Integrations page with the outcome in
+ * the query (`connected=<id>` or `error=<reason>`). Browser routes, so every answer is a redirect,
+ * never a JSON error; the redirect URI is MAILVET_PUBLIC_URL's.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ResumedSession, SessionManager } from '../../accounts/sessions.ts';
+import type { IntegrationService } from '../../integrations/integration-service.ts';
+import { issueOAuthState, oauthStateValid } from '../../integrations/oauth-state.ts';
+import type { ProviderOAuth } from '../../integrations/ports.ts';
+import { SESSION_COOKIE } from '../session-cookie.ts';
+
+export interface IntegrationOAuthDeps {
+  oauth: ProviderOAuth;
+  integrations: IntegrationService;
+  sessions: SessionManager;
+  secretKey: Buffer;
+  /** MAILVET_PUBLIC_URL's origin: the redirect URI registered with Mailchimp is under it. */
+  publicOrigin: string;
+  now?: () => Date;
+}
+
+const CALLBACK = '/integrations/mailchimp/callback';
+
+export const integrationOAuthRoutes: FastifyPluginAsync<IntegrationOAuthDeps> = async (app, deps) => {
+  const now = deps.now ?? (() => new Date());
+  const redirectUri = `${deps.publicOrigin}${CALLBACK}`;
+  const back = (reply: FastifyReply, outcome: Record<string, string>) =>
+    reply.redirect(`/integrations?${new URLSearchParams(outcome).toString()}`, 303);
+  const signedIn = async (request: FastifyRequest): Promise<ResumedSession | null> => {
+    const token = request.cookies?.[SESSION_COOKIE];
+    return token === undefined ? null : deps.sessions.resume(token);
+  };
+
+  app.get('/integrations/mailchimp/connect', { schema: { hide: true } }, async (request, reply) => {
+    const resumed = await signedIn(request);
+    if (resumed === null) return reply.redirect('/', 303);
+    reply.header('cache-control', 'no-store');
+    return reply.redirect(
+      deps.oauth.authorizeUrl(redirectUri, issueOAuthState(deps.secretKey, resumed.session.id, now())),
+      303,
+    );
+  });
+
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    CALLBACK,
+    { schema: { hide: true } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+      const resumed = await signedIn(request);
+      if (resumed === null) return reply.redirect('/', 303);
+      const { code, state, error } = request.query;
+      if (typeof state !== 'string' || !oauthStateValid(deps.secretKey, resumed.session.id, state, now())) {
+        return back(reply, { error: 'state' });
+      }
+      if (typeof error === 'string')
+        return back(reply, { error: error === 'access_denied' ? 'denied' : 'refused' });
+      if (typeof code !== 'string' || code === '' || code.length > 512)
+        return back(reply, { error: 'refused' });
+      try {
+        const { accessToken, dc } = await deps.oauth.exchange(code, redirectUri);
+        const integration = await deps.integrations.connectWithOAuth(
+          resumed.user.accountId,
+          'mailchimp',
+          accessToken,
+          dc,
+        );
+        return back(reply, { connected: integration.id });
+      } catch (failure) {
+        request.log.warn({ err: failure }, 'Mailchimp OAuth connection failed');
+        return back(reply, { error: 'refused' });
+      }
+    },
+  );
+};
