@@ -151,7 +151,7 @@ export class IntegrationService {
       return await work(session);
     } catch (error) {
       if (!(error instanceof ProviderAuthError)) throw error;
-      const message = `${error.message}. Connect the account again.`;
+      const message = `${error.message.replace(/[.\s]+$/, '')}. Connect the account again.`;
       await this.#deps.store.markDisconnected(integration.accountId, integration.id, message);
       throw new IntegrationDisconnected({ ...integration, state: 'disconnected', message });
     }

@@ -1,7 +1,8 @@
 /**
  * axe-core (WCAG 2.0 and 2.1, A and AA) on every page of the dashboard, signed out and signed in
- * with content on each page (a verification result, a completed list, a key; the charts' tables
- * opened), in the light and the dark colour scheme. No violation of impact serious or critical.
+ * with content on each page (a verification result, a completed list, a key, a connected and a
+ * disconnected Mailchimp account; the charts' tables opened), in the light and the dark colour
+ * scheme. No violation of impact serious or critical.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it, test } from 'node:test';
@@ -40,7 +41,8 @@ if (dashboard.executablePath === null) {
 
     before(async () => {
       [server, browser] = await Promise.all([
-        startDashboardServer({ plans: 'generous' }),
+        // Mailchimp accounts on the Integrations page: one with audiences, one disconnected.
+        startDashboardServer({ plans: 'generous', mailchimp: true }),
         launchChromium(executablePath),
       ]);
       const setup = await newContext(browser);

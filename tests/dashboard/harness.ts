@@ -8,6 +8,8 @@
  *   under `CI=true` that throws instead, so a CI machine without them can never pass by skipping.
  * - The server listens on a port chosen here, and MAILVET_PUBLIC_URL is the very URL the browser
  *   opens (http://127.0.0.1:PORT), so the API's Origin checks see the page as its own.
+ * - With `mailchimp: true` a Mailchimp emulator (tests/mailchimp) starts beside the server, which
+ *   is pointed at it (MAILVET_MAILCHIMP_BASE_URL): the test adds accounts and audiences there.
  * - The dashboard polls with the account's rate limit: flows where the rate is not the point run on
  *   a plans file whose free plan (the one sign-up gives) allows 1,000 requests a second
  *   (`plans: 'generous'`); `plans: 'built-in'` keeps the real defaults.
@@ -28,6 +30,7 @@ import {
   chromium,
   type Page,
 } from 'playwright-core';
+import { type MailchimpEmulator, startMailchimpEmulator } from '../mailchimp/emulator.ts';
 import type { Zones } from '../mailworld/dns-server.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
 import { type ServeProcess, spawnServe } from '../scale-out/processes.ts';
@@ -155,6 +158,8 @@ export interface DashboardServer {
   gate: Gate;
   /** The MX of SECOND_GATE_DOMAIN, likewise. */
   secondGate: Gate;
+  /** The Mailchimp emulator the server talks to (`mailchimp: true`), else null. */
+  mailchimp: MailchimpEmulator | null;
   /** The server's log lines at warn level and above, for a failure's message. */
   problems(): string;
   /** Stops the server (SIGTERM, then SIGKILL) and the world, and removes the files. */
@@ -166,6 +171,8 @@ export interface DashboardServerOptions {
   plans?: PlanChoice;
   /** Added to (or overriding) the server's environment. */
   env?: Record<string, string>;
+  /** Start a Mailchimp emulator and point the server at it. Default false. */
+  mailchimp?: boolean;
 }
 
 const START_ATTEMPTS = 3;
@@ -179,7 +186,9 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
   let world: MailWorld | undefined;
   let gate: Gate | undefined;
   let secondGate: Gate | undefined;
+  let mailchimp: MailchimpEmulator | null = null;
   try {
+    if (options.mailchimp === true) mailchimp = await startMailchimpEmulator();
     world = await startMailWorld({ zones: DASHBOARD_ZONES });
     const acceptKnown = world.hosts['accept-known'].host;
     gate = await startGate(GATE_ADDRESS, world.smtpPort, acceptKnown, world.smtpPort);
@@ -197,6 +206,8 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
       MAILVET_SMTP_PROBE_TIMEOUT_MS: '60000',
       MAILVET_DATA_DIR: dataDir,
     };
+    // The client appends /3.0 itself.
+    if (mailchimp !== null) env.MAILVET_MAILCHIMP_BASE_URL = mailchimp.baseUrlTemplate.replace(/\/3\.0$/, '');
     if (plans === 'generous') {
       const plansFile = join(scratch, 'plans.json');
       await writeFile(plansFile, JSON.stringify(GENEROUS_PLANS));
@@ -205,6 +216,7 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
     const { process: serve, url } = await spawnOnFreePort({ ...env, ...options.env });
     const started = world;
     const startedGates = { gate, secondGate };
+    const emulator = mailchimp;
     return {
       url,
       world: started,
@@ -212,13 +224,19 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
       dataDir,
       plans,
       ...startedGates,
+      mailchimp: emulator,
       problems: () =>
         [...serve.lines.filter((line) => /"level":(40|50|60)/.test(line)), serve.stderr()]
           .join('\n')
           .trim() || '(none)',
       async close() {
         await serve.stop();
-        await Promise.all([started.close(), startedGates.gate.close(), startedGates.secondGate.close()]);
+        await Promise.all([
+          started.close(),
+          startedGates.gate.close(),
+          startedGates.secondGate.close(),
+          emulator?.close(),
+        ]);
         await rm(scratch, { recursive: true, force: true });
       },
     };
@@ -226,6 +244,7 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
     await gate?.close();
     await secondGate?.close();
     await world?.close();
+    await mailchimp?.close();
     await rm(scratch, { recursive: true, force: true });
     throw error;
   }
@@ -540,12 +559,47 @@ export interface PopulatedAccount {
   keyName: string;
   listId: string;
   listName: string;
+  /** The Mailchimp accounts connected, when the server has an emulator; else null. */
+  mailchimp: ConnectedMailchimp | null;
+}
+
+/** Two Mailchimp accounts connected by populateAccount: one with audiences, one whose key was revoked since. */
+export interface ConnectedMailchimp {
+  /** The connected account's name, and the name of one of its audiences. */
+  connected: string;
+  audience: string;
+  /** The account whose key Mailchimp refuses now: shown disconnected once the page asks for its audiences. */
+  refused: string;
+}
+
+/** Connects two emulated Mailchimp accounts with `key` (see ConnectedMailchimp). */
+async function connectMailchimp(
+  url: string,
+  key: string,
+  emulator: MailchimpEmulator,
+): Promise<ConnectedMailchimp> {
+  const shop = emulator.addAccount({ name: 'Corner Shop' });
+  const newsletter = emulator.addAudience(shop, { name: 'Newsletter' });
+  for (let n = 1; n <= 3; n++) emulator.addMember(newsletter, { email: `reader${n}@example.com` });
+  emulator.addAudience(shop, { name: 'Customers' });
+  const old = emulator.addAccount({ name: 'Old Shop', dc: 'us6' });
+  for (const account of [shop, old]) {
+    const response = await keyFetch(url, key, '/integrations', {
+      method: 'POST',
+      body: JSON.stringify({ provider: 'mailchimp', api_key: account.apiKey }),
+    });
+    if (response.status !== 201)
+      throw new Error(`connect ${account.name}: ${response.status} ${await response.text()}`);
+  }
+  emulator.revokeKey(old);
+  return { connected: shop.name, audience: newsletter.name, refused: old.name };
 }
 
 /**
  * Signs up in `page`, makes a key there, verifies a few addresses with it and runs a list of the
  * mail world to completion (through the API, with the key), then waits until the day's usage
- * figures (written once a second) show it, so the Overview's chart has data.
+ * figures (written once a second) show it, so the Overview's chart has data. With a Mailchimp
+ * emulator, it also connects two accounts there (see ConnectedMailchimp).
  */
 export async function populateAccount(
   page: Page,
@@ -588,7 +642,9 @@ export async function populateAccount(
     };
     return usage.days.some((day) => day.total > 0);
   }, 'the day’s usage figures');
-  return { email, key, keyName, listId, listName };
+  const mailchimp =
+    server.mailchimp === null ? null : await connectMailchimp(server.url, key, server.mailchimp);
+  return { email, key, keyName, listId, listName, mailchimp };
 }
 
 /** Waits until no part of the page says it is still loading (lazy charts, data). */
@@ -691,9 +747,21 @@ export const SCREENS: readonly Screen[] = [
     name: 'integrations',
     title: 'integrations',
     signedIn: true,
-    async open(page, url) {
+    async open(page, url, account) {
       await page.goto(`${url}/integrations`);
       await heading(page, 'Integrations').waitFor();
+      if (account.mailchimp !== null) {
+        const { connected, audience, refused } = account.mailchimp;
+        await page
+          .getByRole('article', { name: connected })
+          .getByRole('row', { name: new RegExp(audience) })
+          .waitFor();
+        await page
+          .getByRole('article', { name: refused })
+          .getByText('Disconnected', { exact: true })
+          .waitFor();
+      }
+      await settled(page);
     },
   },
   {

@@ -3,8 +3,9 @@
  * make a key and use it from outside the browser, see the usage move, verify a typo and take the
  * suggestion, upload a CSV list with a webhook and follow it to the end without reloading (the
  * webhook arrives, signed with the secret shown once), download the rows of one status, delete the
- * list, see a bad webhook URL refused, follow a pasted list to its end on the Overview, revoke the
- * key, sign out. Steps run in order and share one signed-in page.
+ * list, see a bad webhook URL refused, follow a pasted list to its end on the Overview, connect
+ * Mailchimp (the emulator) and see its audiences, see it disconnected once Mailchimp refuses the key,
+ * disconnect it, revoke the key, sign out. Steps run in order and share one signed-in page.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { after, before, describe, it, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { verifyWebhook } from '../../src/webhooks/signature.ts';
+import type { EmulatedAccount, MailchimpEmulator } from '../mailchimp/emulator.ts';
 import {
   browserSessionCookie,
   CORRECTED_ADDRESS,
@@ -44,6 +46,13 @@ interface ListBody {
 }
 
 const WEBHOOK_SECRET = /^whsec_[0-9a-f]{64}$/;
+
+interface IntegrationBody {
+  id: string;
+  account_name: string;
+  state: string;
+  message: string | null;
+}
 
 /**
  * The list's completion webhook, once the receiver has it: checks its event, its list and its
@@ -105,7 +114,11 @@ if (dashboard.executablePath === null) {
     before(async () => {
       [server, browser, receiver] = await Promise.all([
         // The webhook receiver is on loopback, which webhooks may not reach otherwise.
-        startDashboardServer({ plans: 'generous', env: { MAILVET_WEBHOOK_ALLOW_PRIVATE: 'true' } }),
+        startDashboardServer({
+          plans: 'generous',
+          env: { MAILVET_WEBHOOK_ALLOW_PRIVATE: 'true' },
+          mailchimp: true,
+        }),
         launchChromium(executablePath),
         startWebhookReceiver(),
       ]);
@@ -384,6 +397,139 @@ if (dashboard.executablePath === null) {
       assert.equal(loads, 0, 'no page load while the list ran');
       assert.equal(new URL(page.url()).pathname, '/');
       await completionWebhook(receiver, '/hooks/pasted', pastedId, secret);
+    });
+
+    describe('Mailchimp', () => {
+      let mailchimp: MailchimpEmulator;
+      let shop: EmulatedAccount;
+      let integrationId = '';
+      const card = () => page.getByRole('article', { name: 'Corner Shop' });
+
+      before(() => {
+        assert.ok(server.mailchimp !== null, 'the server talks to the emulator');
+        mailchimp = server.mailchimp;
+        shop = mailchimp.addAccount({ dc: 'us21', name: 'Corner Shop' });
+        const newsletter = mailchimp.addAudience(shop, { name: 'Newsletter' });
+        for (let n = 1; n <= 1205; n++) mailchimp.addMember(newsletter, { email: `reader${n}@example.com` });
+        const customers = mailchimp.addAudience(shop, { name: 'Customers' });
+        for (let n = 1; n <= 3; n++) mailchimp.addMember(customers, { email: `buyer${n}@example.com` });
+      });
+
+      it('shows the API’s message beside the key field for a key of the wrong shape', async () => {
+        const wrongKey = 'not-a-mailchimp-key';
+        // What the API says of this key, asked directly: the form must show that very message.
+        const refused = await keyFetch(server.url, apiKey, '/integrations', {
+          method: 'POST',
+          body: JSON.stringify({ provider: 'mailchimp', api_key: wrongKey }),
+        });
+        assert.equal(refused.status, 422);
+        const problem = (await refused.json()) as { errors: Array<{ field: string; message: string }> };
+        const message = problem.errors.find((error) => error.field === 'api_key')?.message;
+        assert.ok(message !== undefined, JSON.stringify(problem));
+
+        await navigate(page, 'Integrations');
+        await page.getByText('No integrations yet.').waitFor();
+        const field = page.getByLabel('Mailchimp API key');
+        assert.equal(await field.getAttribute('type'), 'password');
+        const hintId = (await page.getByText(/Profile → Extras → API keys/).getAttribute('id')) ?? '';
+        assert.ok(hintId !== '', 'the help text has an id');
+        // Submitted from the keyboard.
+        await field.fill(wrongKey);
+        await field.press('Enter');
+        const shown = page.getByText(message, { exact: true });
+        await shown.waitFor();
+        assert.equal(await field.getAttribute('aria-invalid'), 'true');
+        const errorId = (await shown.getAttribute('id')) ?? '';
+        const describedBy = (await field.getAttribute('aria-describedby'))?.split(' ') ?? [];
+        assert.ok(describedBy.includes(hintId), 'the help text describes the field');
+        assert.ok(errorId !== '' && describedBy.includes(errorId), 'the message describes the field');
+        assert.ok(
+          await field.evaluate(
+            (each) => each === (globalThis as unknown as PageGlobals).document.activeElement,
+          ),
+          'the field at fault has the focus',
+        );
+        const listed = (await (await keyFetch(server.url, apiKey, '/integrations')).json()) as {
+          integrations: IntegrationBody[];
+        };
+        assert.deepEqual(listed.integrations, [], 'nothing was connected');
+      });
+
+      it('connects the account with its key and lists its audiences with their member counts', async () => {
+        const field = page.getByLabel('Mailchimp API key');
+        await field.fill(shop.apiKey);
+        await page.getByRole('button', { name: 'Connect Mailchimp' }).click();
+        await page.getByText('Connected “Corner Shop” (us21).').waitFor();
+        assert.equal(await field.inputValue(), '', 'the key is not left in the field');
+        assert.equal(await field.getAttribute('aria-invalid'), null, 'the earlier error is gone');
+
+        await card().getByText('Connected', { exact: true }).waitFor();
+        await card().getByText('us21', { exact: true }).waitFor();
+        await card()
+          .getByRole('row', { name: /Newsletter/ })
+          .waitFor();
+        const cells = (audience: string) =>
+          card()
+            .getByRole('row', { name: new RegExp(audience) })
+            .locator('th, td')
+            .allTextContents();
+        assert.deepEqual(await cells('Newsletter'), ['Newsletter', '1,205', 'Never']);
+        assert.deepEqual(await cells('Customers'), ['Customers', '3', 'Never']);
+        assert.equal(await card().getByRole('row').count(), 3, 'a header row and one row per audience');
+        // Runs and the rest are not built: no button pretends otherwise.
+        assert.deepEqual(await card().getByRole('button').allTextContents(), ['Disconnect']);
+        assert.ok(!(await page.content()).includes(shop.apiKey), 'the key is nowhere on the page');
+
+        const listed = (await (await keyFetch(server.url, apiKey, '/integrations')).json()) as {
+          integrations: IntegrationBody[];
+        };
+        assert.deepEqual(
+          listed.integrations.map((each) => [each.account_name, each.state]),
+          [['Corner Shop', 'connected']],
+        );
+        integrationId = listed.integrations[0]!.id;
+      });
+
+      it('shows the integration disconnected, with Mailchimp’s reason, once the key is revoked', async () => {
+        mailchimp.revokeKey(shop);
+        await page.reload();
+        await heading(page, 'Integrations').waitFor();
+        await card().getByText('Disconnected', { exact: true }).waitFor();
+        const integration = (await (
+          await keyFetch(server.url, apiKey, `/integrations/${integrationId}`)
+        ).json()) as IntegrationBody;
+        assert.equal(integration.state, 'disconnected');
+        assert.ok(integration.message !== null);
+        const alert = card().getByRole('alert');
+        await alert.getByText(integration.message, { exact: true }).waitFor();
+        await alert.getByText(/must be connected again/).waitFor();
+        assert.equal(await card().getByRole('table').count(), 0, 'no audiences shown');
+      });
+
+      it('disconnects only once confirmed, and the integration is gone', async () => {
+        await card().getByRole('button', { name: 'Disconnect' }).click();
+        await card()
+          .getByText(/Its stored API key is erased/)
+          .waitFor();
+        await card().getByRole('button', { name: 'No, keep it' }).click();
+        await card().getByRole('button', { name: 'Disconnect' }).waitFor();
+        assert.equal((await keyFetch(server.url, apiKey, `/integrations/${integrationId}`)).status, 200);
+
+        // From the keyboard: the question takes the focus on its "Yes" button.
+        await card().getByRole('button', { name: 'Disconnect' }).press('Enter');
+        const yes = card().getByRole('button', { name: 'Yes, disconnect' });
+        await yes.waitFor();
+        assert.ok(
+          await yes.evaluate(
+            (each) => each === (globalThis as unknown as PageGlobals).document.activeElement,
+          ),
+          'the confirmation has the focus',
+        );
+        await page.keyboard.press('Enter');
+        await waitUntil(async () => (await card().count()) === 0, 'the integration to leave the page');
+        await page.getByText('No integrations yet.').waitFor();
+        assert.equal((await keyFetch(server.url, apiKey, `/integrations/${integrationId}`)).status, 404);
+      });
     });
 
     it('revokes the key after a confirmation, and the API refuses it from then on', async () => {

@@ -95,6 +95,17 @@ function refResponse(id: string, description: string, headers?: object) {
 }
 
 /** Error responses of the authenticated routes, each with the codes it may carry. */
+/** The errors every route behind authentication may answer, and `extra` ones of its own. */
+export function authedErrorResponses(extra: Record<number, readonly ErrorCode[]> = {}) {
+  return apiErrorResponses({
+    401: ['unauthorized'],
+    403: ['forbidden'],
+    429: ['rate_limited'],
+    500: ['internal_error'],
+    ...extra,
+  });
+}
+
 export function apiErrorResponses(codes: Record<number, readonly ErrorCode[]>) {
   const responses: Record<number, ReturnType<typeof refResponse>> = {};
   for (const [status, list] of Object.entries(codes)) {

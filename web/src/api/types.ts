@@ -31,6 +31,10 @@ export type Usage = SuccessBody<'/api/v1/usage', 'get'>;
 export type UsageDay = Usage['days'][number];
 export type ApiKey = SuccessBody<'/api/v1/keys', 'get'>['keys'][number];
 export type CreatedKey = SuccessBody<'/api/v1/keys', 'post'>;
+/** A connected email platform (Mailchimp): never its credentials. */
+export type Integration = components['schemas']['Integration'];
+export type IntegrationState = Integration['state'];
+export type Audience = components['schemas']['AudienceList']['audiences'][number];
 
 /** One row of `GET /lists/{id}/results?format=json` (the schema leaves its items open). */
 export interface ResultRow {

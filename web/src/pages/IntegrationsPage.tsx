@@ -1,21 +1,128 @@
-/** Integrations: none yet; Mailchimp is next (DESIGN §3.4). */
+/**
+ * Integrations (DESIGN §3.4), first step: connect Mailchimp with an API key, see each connected
+ * account with its audiences, or why it was disconnected, and disconnect it. Runs, schedules,
+ * watches and the campaign check come next.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { api } from '../api/client';
+import { type Problem, settle } from '../api/problem';
+import type { Integration } from '../api/types';
 import { PageTitle } from '../components/PageTitle';
+import { ConnectMailchimpForm } from '../integrations/ConnectMailchimpForm';
+import { IntegrationCard } from '../integrations/IntegrationCard';
+
+/** What the OAuth callback's return (`?connected=…` or `?error=…`) tells the person. */
+const OAUTH_OUTCOMES: Record<string, { ok: boolean; text: string }> = {
+  connected: { ok: true, text: 'Mailchimp is connected.' },
+  denied: { ok: false, text: 'Mailchimp was not connected: access was not allowed at Mailchimp.' },
+  state: {
+    ok: false,
+    text: 'Mailchimp was not connected: the link had expired or was not yours. Try again.',
+  },
+  refused: { ok: false, text: 'Mailchimp did not confirm the connection. Try again, or use an API key.' },
+};
 
 export function IntegrationsPage() {
+  const [integrations, setIntegrations] = useState<Integration[] | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [oauthUrl, setOauthUrl] = useState<string | null>(null);
+  const [query] = useSearchParams();
+  const oauthOutcome = OAUTH_OUTCOMES[query.get('error') ?? (query.has('connected') ? 'connected' : '')];
+  const listHeading = useRef<HTMLHeadingElement>(null);
+
+  useEffect(() => {
+    let current = true;
+    void settle(api.GET('/api/v1/integrations')).then((outcome) => {
+      if (!current) return;
+      if (outcome.ok) {
+        setIntegrations(outcome.data.integrations);
+        setOauthUrl(outcome.data.mailchimp_oauth_url);
+      } else setProblem(outcome.problem);
+    });
+    return () => {
+      current = false;
+    };
+  }, []);
+
+  const refused = useCallback(
+    (id: string, message: string) =>
+      setIntegrations(
+        (shown) =>
+          shown?.map((each) =>
+            each.id === id ? { ...each, state: 'disconnected' as const, message } : each,
+          ) ?? null,
+      ),
+    [],
+  );
+  const disconnected = useCallback((id: string) => {
+    setIntegrations((shown) => shown?.filter((each) => each.id !== id) ?? null);
+    // The card that held the focus is gone: the list's heading takes it.
+    listHeading.current?.focus();
+  }, []);
+
   return (
     <>
       <PageTitle>Integrations</PageTitle>
-      <div className="empty card">
-        <h2>Mailchimp integration — coming next</h2>
-        <p>
-          Connect a Mailchimp account to verify whole audiences, schedule cleaning runs, write the results
-          back to your contacts and check new subscribers as they arrive. Contacts are never deleted.
-        </p>
-        <p className="muted">
-          Until then, export an audience as CSV, upload it on the Lists page and import the downloaded
-          results.
-        </p>
-      </div>
+      <p className="muted">
+        Connect an email platform to verify its contacts where they live. Mailvet never deletes or archives a
+        contact.
+      </p>
+      <section aria-labelledby="connect-heading" className="card">
+        <h2 id="connect-heading">Connect Mailchimp</h2>
+        {oauthOutcome !== undefined && (
+          <div
+            role={oauthOutcome.ok ? 'status' : 'alert'}
+            className={oauthOutcome.ok ? 'alert' : 'alert alert-error'}
+          >
+            {oauthOutcome.text}
+          </div>
+        )}
+        {oauthUrl !== null && (
+          <p>
+            {/* A full page load: the server sends the browser on to Mailchimp's consent page. */}
+            <a className="button" href={oauthUrl}>
+              Connect with Mailchimp
+            </a>{' '}
+            <span className="muted">or paste an API key:</span>
+          </p>
+        )}
+        <ConnectMailchimpForm
+          onConnected={(integration) => setIntegrations((shown) => [...(shown ?? []), integration])}
+        />
+      </section>
+      <section aria-labelledby="integrations-heading">
+        <h2 id="integrations-heading" ref={listHeading} tabIndex={-1}>
+          Your integrations
+        </h2>
+        {problem !== null && (
+          <div role="alert" className="alert alert-error">
+            The integrations could not be loaded: {problem.message}
+          </div>
+        )}
+        {integrations === null && problem === null && <p className="muted">Loading your integrations…</p>}
+        {integrations !== null && integrations.length === 0 && (
+          <div className="empty">
+            <p>
+              <strong>No integrations yet.</strong> Connect a Mailchimp account above to see its audiences
+              here.
+            </p>
+          </div>
+        )}
+        {integrations !== null && integrations.length > 0 && (
+          <ul className="plain cards">
+            {integrations.map((integration) => (
+              <li key={integration.id}>
+                <IntegrationCard
+                  integration={integration}
+                  onRefused={refused}
+                  onDisconnected={disconnected}
+                />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
     </>
   );
 }

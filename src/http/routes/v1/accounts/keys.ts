@@ -19,7 +19,7 @@ import {
   keyIdParams,
   keyPatchBodySchema,
 } from '../../../schemas/accounts.ts';
-import { apiErrorResponses, okResponse } from '../../../schemas/responses.ts';
+import { authedErrorResponses, okResponse } from '../../../schemas/responses.ts';
 
 export interface KeyRoutesDeps {
   store: Pick<
@@ -36,14 +36,7 @@ export interface KeyRoutesDeps {
   now?: () => Date;
 }
 
-const errors = (extra: Record<number, Parameters<typeof apiErrorResponses>[0][number]> = {}) =>
-  apiErrorResponses({
-    401: ['unauthorized'],
-    403: ['forbidden'],
-    429: ['rate_limited'],
-    500: ['internal_error'],
-    ...extra,
-  });
+const errors = authedErrorResponses;
 
 /** The key routes. */
 export const keyRoutes: FastifyPluginAsync<KeyRoutesDeps> = async (

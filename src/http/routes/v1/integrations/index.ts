@@ -14,20 +14,13 @@ import { ApiError, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../../plugins/json-body.ts';
 import { type ConnectBody, connectBodySchema, integrationIdParams } from '../../../schemas/integrations.ts';
-import { apiErrorResponses, okResponse } from '../../../schemas/responses.ts';
+import { authedErrorResponses, okResponse } from '../../../schemas/responses.ts';
 
 export interface IntegrationRoutesDeps {
   integrations: IntegrationService;
 }
 
-const errors = (extra: Record<number, Parameters<typeof apiErrorResponses>[0][number]> = {}) =>
-  apiErrorResponses({
-    401: ['unauthorized'],
-    403: ['forbidden'],
-    429: ['rate_limited'],
-    500: ['internal_error'],
-    ...extra,
-  });
+const errors = authedErrorResponses;
 
 const tags = ['integrations'];
 

@@ -1,0 +1,79 @@
+/**
+ * One connected platform account: its name, data centre and state; its audiences while connected,
+ * or why it is disconnected; and "Disconnect", which erases the stored key once confirmed.
+ */
+import { useCallback, useId, useState } from 'react';
+import { api } from '../api/client';
+import { settle } from '../api/problem';
+import type { Integration, IntegrationState } from '../api/types';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { formatInstant } from '../lib/format';
+import { Audiences } from './Audiences';
+
+const STATE_LABELS: Record<IntegrationState, string> = {
+  connected: 'Connected',
+  disconnected: 'Disconnected',
+};
+
+interface IntegrationCardProps {
+  integration: Integration;
+  /** The platform refused the stored credentials when asked: the integration is disconnected. */
+  onRefused: (id: string, message: string) => void;
+  onDisconnected: (id: string) => void;
+}
+
+export function IntegrationCard({ integration, onRefused, onDisconnected }: IntegrationCardProps) {
+  const id = useId();
+  const [problem, setProblem] = useState<string | null>(null);
+  const integrationId = integration.id;
+  const refused = useCallback(
+    (message: string) => onRefused(integrationId, message),
+    [integrationId, onRefused],
+  );
+
+  const disconnect = async () => {
+    setProblem(null);
+    const outcome = await settle(
+      api.DELETE('/api/v1/integrations/{id}', { params: { path: { id: integration.id } } }),
+    );
+    if (outcome.ok || outcome.status === 404) onDisconnected(integration.id);
+    else setProblem(outcome.problem.message);
+  };
+
+  return (
+    <article className="card integration-card" aria-labelledby={`${id}-name`}>
+      <div className="list-head">
+        <h3 id={`${id}-name`}>{integration.account_name}</h3>
+        <span className={`state state-${integration.state}`}>{STATE_LABELS[integration.state]}</span>
+      </div>
+      <p className="muted small">
+        Mailchimp, data centre <code>{integration.dc}</code>; connected{' '}
+        {formatInstant(integration.created_at)}
+      </p>
+      {integration.state === 'connected' ? (
+        <Audiences integration={integration} headingId={`${id}-audiences`} onDisconnected={refused} />
+      ) : (
+        <div role="alert" className="alert alert-warn">
+          <p>{integration.message ?? 'Mailchimp refused the stored key.'}</p>
+          <p>
+            It must be connected again: make a new API key in Mailchimp and connect it above, then disconnect
+            this one.
+          </p>
+        </div>
+      )}
+      <div className="actions">
+        <ConfirmButton
+          label="Disconnect"
+          question={`Disconnect “${integration.account_name}”? Its stored API key is erased; nothing in Mailchimp changes.`}
+          confirmLabel="Yes, disconnect"
+          onConfirm={disconnect}
+        />
+      </div>
+      {problem !== null && (
+        <p role="alert" className="alert alert-error">
+          {problem}
+        </p>
+      )}
+    </article>
+  );
+}
