@@ -98,11 +98,60 @@ export class ProviderAuthError extends ProviderError {
   }
 }
 
+/** A contact's subscription state, as Mailchimp names them. */
+export type MemberStatus =
+  | 'subscribed'
+  | 'unsubscribed'
+  | 'cleaned'
+  | 'pending'
+  | 'transactional'
+  | 'archived';
+
+/** A contact of an audience, with only what a run needs. */
+export interface Member {
+  /** The platform's id (Mailchimp: the MD5 of the lower-cased address). */
+  id: string;
+  email: string;
+  status: MemberStatus;
+  /** ISO instant of its last change. */
+  lastChanged: string;
+  /** `MV_CHECKED`: the day Mailvet last verified it (YYYY-MM-DD); null when never. */
+  checkedOn: string | null;
+}
+
+/** One page of an audience's members. */
+export interface MemberPage {
+  members: Member[];
+  /** Members matching the query in all. */
+  total: number;
+}
+
+export interface MemberQuery {
+  statuses: readonly MemberStatus[];
+  /** Only members changed at or after this ISO instant. */
+  changedSince?: string;
+  offset: number;
+  /** At most 1,000 (Mailchimp's page). */
+  count: number;
+}
+
+/** What a run may write back (DESIGN §3.4). */
+export interface WriteBackOptions {
+  fields: boolean;
+  tags: boolean;
+  segments: boolean;
+  unsubscribeInvalid: boolean;
+}
+
 /** What an integration does with its platform, once connected. */
 export interface ProviderSession {
   /** The account the credential belongs to: also proves the credential works. */
   account(): Promise<ProviderAccount>;
   audiences(): Promise<Audience[]>;
+  /** One page of an audience's members, filtered by status and change time. */
+  members(audienceId: string, query: MemberQuery): Promise<MemberPage>;
+  /** Creates what write-back needs on the audience when missing (merge fields, saved segments); idempotent. */
+  prepareWriteBack(audienceId: string, options: WriteBackOptions): Promise<void>;
 }
 
 /**

@@ -1,17 +1,24 @@
 /**
  * Mailchimp as a provider (DESIGN §3.4): API keys are 32 hex digits and `-<data centre>`; a session
- * reads the account and its audiences through the typed client.
+ * reads the account, its audiences and their members through the typed client, and prepares an
+ * audience for write-back (merge fields and saved segments, created once).
  */
 import type {
   Audience,
   InFlightLimiter,
+  Member,
+  MemberPage,
+  MemberQuery,
+  MemberStatus,
   OpenedCredential,
   Provider,
   ProviderAccount,
   ProviderSession,
+  WriteBackOptions,
 } from '../ports.ts';
 import { DATA_CENTRE, MailchimpClient } from './client.ts';
 import { MailchimpOAuth } from './oauth.ts';
+import { MERGE_FIELDS, SCORE_SEGMENTS } from './write-back.ts';
 
 /** What the provider needs from the composition root. */
 export interface MailchimpProviderOptions {
@@ -69,6 +76,35 @@ interface RootAnswer {
   account_name: string;
 }
 
+interface MembersAnswer {
+  members: Array<{
+    id: string;
+    email_address: string;
+    status: MemberStatus;
+    last_changed: string;
+    merge_fields?: Record<string, unknown>;
+  }>;
+  total_items: number;
+}
+
+interface MergeFieldsAnswer {
+  merge_fields: Array<{ tag: string }>;
+}
+
+interface SegmentsAnswer {
+  segments: Array<{ id: number; name: string }>;
+}
+
+/** Only what a run reads of a member: fewer bytes from Mailchimp for large audiences. */
+const MEMBER_FIELDS = [
+  'members.id',
+  'members.email_address',
+  'members.status',
+  'members.last_changed',
+  'members.merge_fields.MV_CHECKED',
+  'total_items',
+].join(',');
+
 interface ListsAnswer {
   lists: Array<{ id: string; name: string; stats?: { member_count?: number } }>;
   total_items: number;
@@ -99,4 +135,70 @@ class MailchimpSession implements ProviderSession {
       if (page.lists.length < PAGE || audiences.length >= page.total_items) return audiences;
     }
   }
+
+  async members(audienceId: string, query: MemberQuery): Promise<MemberPage> {
+    // One status per request: Mailchimp's `status` filter takes a single value.
+    if (query.statuses.length !== 1) throw new RangeError('members are read one status at a time');
+    const page = await this.client.get<MembersAnswer>(`/lists/${encodeURIComponent(audienceId)}/members`, {
+      count: Math.min(query.count, PAGE),
+      offset: query.offset,
+      status: query.statuses[0],
+      since_last_changed: query.changedSince,
+      fields: MEMBER_FIELDS,
+    });
+    return {
+      total: page.total_items,
+      members: page.members.map(
+        (member): Member => ({
+          id: member.id,
+          email: member.email_address,
+          status: member.status,
+          lastChanged: member.last_changed,
+          checkedOn: checkedOn(member.merge_fields?.MV_CHECKED),
+        }),
+      ),
+    };
+  }
+
+  async prepareWriteBack(audienceId: string, options: WriteBackOptions): Promise<void> {
+    const list = `/lists/${encodeURIComponent(audienceId)}`;
+    // Segments compare MV_SCORE: they need the fields as well.
+    if (options.fields || options.segments) {
+      const existing = await this.client.get<MergeFieldsAnswer>(`${list}/merge-fields`, {
+        count: PAGE,
+        fields: 'merge_fields.tag',
+      });
+      const tags = new Set(existing.merge_fields.map((field) => field.tag));
+      for (const field of MERGE_FIELDS) {
+        if (!tags.has(field.tag)) await this.client.post(`${list}/merge-fields`, { ...field, public: false });
+      }
+    }
+    if (options.segments) {
+      const existing = await this.client.get<SegmentsAnswer>(`${list}/segments`, {
+        count: PAGE,
+        type: 'saved',
+        fields: 'segments.id,segments.name',
+      });
+      const names = new Set(existing.segments.map((segment) => segment.name));
+      for (const segment of SCORE_SEGMENTS) {
+        if (names.has(segment.name)) continue;
+        await this.client.post(`${list}/segments`, {
+          name: segment.name,
+          options: {
+            match: 'all',
+            conditions: segment.conditions.map((condition) => ({
+              condition_type: 'TextMerge',
+              field: 'MV_SCORE',
+              ...condition,
+            })),
+          },
+        });
+      }
+    }
+  }
+}
+
+/** `MV_CHECKED` as a day, or null when absent or not a date. */
+function checkedOn(value: unknown): string | null {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : null;
 }
