@@ -4,6 +4,7 @@
  * connected integrations, and the limiter that keeps requests to one platform account under its
  * concurrency limit across processes.
  */
+import type { Status } from '../verification/report.ts';
 
 /** Providers Mailvet connects to. */
 export type ProviderName = 'mailchimp';
@@ -143,6 +144,21 @@ export interface WriteBackOptions {
   unsubscribeInvalid: boolean;
 }
 
+/** A verified member's result, as written back. */
+export interface MemberResult {
+  memberId: string;
+  status: Status;
+  score: number;
+  /** The day of the verification, YYYY-MM-DD. */
+  checkedOn: string;
+}
+
+/** What a finished write did: members fully written, and those with a refused write. */
+export interface WriteOutcome {
+  written: number;
+  errors: Array<{ memberId: string; message: string }>;
+}
+
 /** What an integration does with its platform, once connected. */
 export interface ProviderSession {
   /** The account the credential belongs to: also proves the credential works. */
@@ -152,6 +168,17 @@ export interface ProviderSession {
   members(audienceId: string, query: MemberQuery): Promise<MemberPage>;
   /** Creates what write-back needs on the audience when missing (merge fields, saved segments); idempotent. */
   prepareWriteBack(audienceId: string, options: WriteBackOptions): Promise<void>;
+  /**
+   * Hands the platform the writes of these results in one asynchronous job (Mailchimp: a batch
+   * operation); its id, for `writeOutcome`. Writing a result twice leaves the same state.
+   */
+  submitWrites(
+    audienceId: string,
+    results: readonly MemberResult[],
+    options: WriteBackOptions,
+  ): Promise<string>;
+  /** The outcome of a submitted job; null while the platform is still working on it. */
+  writeOutcome(jobId: string): Promise<WriteOutcome | null>;
 }
 
 /**

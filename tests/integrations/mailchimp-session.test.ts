@@ -108,3 +108,61 @@ test('write-back preparation: three merge fields and three score segments, made 
   assert.equal(emulator.segments(audience).length, 3);
   assert.equal(emulator.mergeFields(audience).filter((field) => field.tag.startsWith('MV_')).length, 3);
 });
+
+/** Polls the job until Mailchimp has finished it. */
+async function finished(jobId: string) {
+  for (let i = 0; i < 200; i++) {
+    const outcome = await session.writeOutcome(jobId);
+    if (outcome !== null) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`batch ${jobId} did not finish`);
+}
+
+test('write-back in one batch: fields, exactly one active category tag, unsubscribe only when asked', async () => {
+  const audience = emulator.addAudience(account, { name: 'Written' });
+  const options = { fields: true, tags: true, segments: false, unsubscribeInvalid: false };
+  await session.prepareWriteBack(audience.id, options);
+  const hash = (email: string) => createHash('md5').update(email).digest('hex');
+  emulator.addMember(audience, { email: 'good@example.com', tags: ['mailvet-invalid', 'vip'] });
+  emulator.addMember(audience, { email: 'role@example.com' });
+  emulator.addMember(audience, { email: 'gone@example.com' });
+  emulator.addMember(audience, { email: 'untouched@example.com', tags: ['vip'] });
+  const results = [
+    { memberId: hash('good@example.com'), status: 'VALID' as const, score: 95, checkedOn: '2026-11-26' },
+    { memberId: hash('role@example.com'), status: 'ROLE_BASED' as const, score: 60, checkedOn: '2026-11-26' },
+    { memberId: hash('gone@example.com'), status: 'INVALID' as const, score: 5, checkedOn: '2026-11-26' },
+    { memberId: hash('nobody@example.com'), status: 'VALID' as const, score: 90, checkedOn: '2026-11-26' },
+  ];
+  emulator.resetStats(account);
+  const outcome = await finished(await session.submitWrites(audience.id, results, options));
+  assert.equal(outcome.written, 3);
+  assert.deepEqual(
+    outcome.errors.map((error) => error.memberId),
+    [hash('nobody@example.com')],
+  );
+  assert.match(outcome.errors[0]!.message, /^404/);
+
+  const member = (email: string) => emulator.member(audience, email)!;
+  assert.deepEqual(member('good@example.com').mergeFields, {
+    ...member('good@example.com').mergeFields,
+    MV_STATUS: 'VALID',
+    MV_SCORE: 95,
+    MV_CHECKED: '2026-11-26',
+  });
+  assert.deepEqual([...member('good@example.com').tags].sort(), ['mailvet-valid', 'vip']);
+  assert.deepEqual(member('role@example.com').tags, ['mailvet-risky']);
+  assert.deepEqual(member('gone@example.com').tags, ['mailvet-invalid']);
+  assert.equal(member('gone@example.com').status, 'subscribed', 'not unsubscribed unless asked');
+  assert.deepEqual(member('untouched@example.com').tags, ['vip']);
+  assert.equal(member('untouched@example.com').mergeFields.MV_STATUS ?? '', '');
+  assert.ok(emulator.stats(account).requests <= 6, `${emulator.stats(account).requests} requests`);
+  assert.deepEqual(emulator.destructiveCalls(account), []);
+
+  const unsubscribing = { ...options, fields: false, tags: false, unsubscribeInvalid: true };
+  await finished(await session.submitWrites(audience.id, results.slice(0, 3), unsubscribing));
+  assert.equal(member('gone@example.com').status, 'unsubscribed');
+  assert.equal(member('good@example.com').status, 'subscribed');
+  assert.equal(member('role@example.com').status, 'subscribed');
+  assert.deepEqual(emulator.destructiveCalls(account), [], 'never deleted or archived');
+});

@@ -9,13 +9,16 @@ import type {
   Member,
   MemberPage,
   MemberQuery,
+  MemberResult,
   MemberStatus,
   OpenedCredential,
   Provider,
   ProviderAccount,
   ProviderSession,
   WriteBackOptions,
+  WriteOutcome,
 } from '../ports.ts';
+import { batchOutcome, submitBatch, writeOperations } from './batch-writes.ts';
 import { DATA_CENTRE, MailchimpClient } from './client.ts';
 import { MailchimpOAuth } from './oauth.ts';
 import { MERGE_FIELDS, SCORE_SEGMENTS } from './write-back.ts';
@@ -67,7 +70,7 @@ export class MailchimpProvider implements Provider {
       fetch: this.#options.fetch,
       ...this.#options.retry,
     });
-    return new MailchimpSession(client, credential.dc);
+    return new MailchimpSession(client, credential.dc, this.#options.fetch);
   }
 }
 
@@ -114,6 +117,8 @@ class MailchimpSession implements ProviderSession {
   constructor(
     readonly client: MailchimpClient,
     readonly dc: string,
+    /** Fetches batch result archives (plain URLs on Mailchimp's storage, no credentials). */
+    readonly fetchArchive: typeof fetch,
   ) {}
 
   async account(): Promise<ProviderAccount> {
@@ -158,6 +163,18 @@ class MailchimpSession implements ProviderSession {
         }),
       ),
     };
+  }
+
+  submitWrites(
+    audienceId: string,
+    results: readonly MemberResult[],
+    options: WriteBackOptions,
+  ): Promise<string> {
+    return submitBatch(this.client, writeOperations(audienceId, results, options));
+  }
+
+  writeOutcome(jobId: string): Promise<WriteOutcome | null> {
+    return batchOutcome(this.client, this.fetchArchive, jobId);
   }
 
   async prepareWriteBack(audienceId: string, options: WriteBackOptions): Promise<void> {
