@@ -205,7 +205,15 @@ export class MailchimpClient {
     } finally {
       release();
     }
-    if (response.ok) return { kind: 'ok', value: text === '' ? undefined : JSON.parse(text) };
+    if (response.ok) {
+      if (text === '') return { kind: 'ok', value: undefined };
+      try {
+        return { kind: 'ok', value: JSON.parse(text) };
+      } catch {
+        const detail = `${method} ${url.pathname} answered ${response.status} with something other than JSON`;
+        return { kind: 'fail', error: new MailchimpError(response.status, {}, `Mailchimp: ${detail}`) };
+      }
+    }
     const problem = parseProblem(text);
     const message =
       `${method} ${url.pathname} answered ${response.status} ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}`.trim();
