@@ -34,7 +34,7 @@ import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
 import { Verifier } from '../verification/pipeline.ts';
 import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
-import { createIntegrations } from './integrations.ts';
+import { createIntegrations, createWatches } from './integrations.ts';
 import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Services } from './services.ts';
@@ -155,6 +155,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
     ...(overrides.now && { now: overrides.now }),
   });
+  const integrations = createIntegrations(config, store.integrations, secretKey, {
+    inFlight: shared?.inFlight,
+    now: overrides.now,
+  });
   return {
     config,
     log,
@@ -182,8 +186,14 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     ...(overrides.now && { now: overrides.now }),
     queue,
     lists,
-    integrations: createIntegrations(config, store.integrations, secretKey, {
-      inFlight: shared?.inFlight,
+    integrations,
+    watches: createWatches({
+      integrations,
+      store,
+      service,
+      plans,
+      publicOrigin: origin,
+      log,
       now: overrides.now,
     }),
     secretKey,

@@ -2,6 +2,8 @@
  * The composition of integrations (DESIGN §3.4), beside `index.ts`: the providers with their
  * client settings from configuration, the in-flight limiter, and the credential vault.
  */
+
+import type { Plan } from '../accounts/plans.ts';
 import { MemoryInFlightLimiter } from '../adapters/integrations/memory-in-flight.ts';
 import { guardedFetch, isLocalTarget } from '../adapters/net/guarded-fetch.ts';
 import type { Config } from '../config.ts';
@@ -9,6 +11,38 @@ import { CredentialVault } from '../integrations/credentials.ts';
 import { IntegrationService } from '../integrations/integration-service.ts';
 import { MailchimpProvider } from '../integrations/mailchimp/provider.ts';
 import type { InFlightLimiter, IntegrationStore } from '../integrations/ports.ts';
+import { WatchService } from '../integrations/watches.ts';
+import type { Store } from '../store.ts';
+import { meterFor } from '../usage/meter.ts';
+import type { VerificationService } from '../usage/verification-service.ts';
+import type { Logger } from './logger.ts';
+
+/** The watches of integrations: verification on the account's quota, the hook URL at the public origin. */
+export function createWatches(deps: {
+  integrations: IntegrationService;
+  store: Pick<Store, 'integrations' | 'findAccount' | 'dashboardKey'>;
+  service: Pick<VerificationService, 'verifyOne'>;
+  plans: Readonly<Record<string, Plan>>;
+  publicOrigin: string;
+  log: Logger;
+  now?: () => Date;
+}): WatchService {
+  return new WatchService({
+    integrations: deps.integrations,
+    store: deps.store.integrations,
+    // The account's own use, like the dashboard's: metered through its dashboard key.
+    verify: async (accountId, email) => {
+      const account = await deps.store.findAccount(accountId);
+      if (account === null) return null;
+      const meter = meterFor(deps.plans, account, await deps.store.dashboardKey(accountId));
+      const outcome = await deps.service.verifyOne(meter, email);
+      return outcome.kind === 'ok' ? { status: outcome.result.status, score: outcome.result.score } : null;
+    },
+    hookUrl: (token) => `${deps.publicOrigin}/hooks/mailchimp/${token}`,
+    log: (level, message, fields) => deps.log[level](fields ?? {}, message),
+    ...(deps.now && { now: deps.now }),
+  });
+}
 
 /** The integrations service for this configuration. */
 export function createIntegrations(

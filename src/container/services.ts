@@ -7,6 +7,7 @@ import type { Plan } from '../accounts/plans.ts';
 import type { Config } from '../config.ts';
 import type { DashboardAuth } from '../http/routes/v1/index.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
+import type { WatchService } from '../integrations/watches.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
@@ -38,8 +39,9 @@ export interface Services {
   queue: JobQueue;
   /** List jobs for the API. */
   lists: ListService;
-  /** Connected email platforms (Mailchimp). */
+  /** Connected email platforms (Mailchimp), and the watches of their audiences. */
   integrations: IntegrationService;
+  watches: WatchService;
   /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
   secretKey: Buffer;
   /** The resolver's line in /readyz, and Redis's in scale-out. */

@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
+import type { WatchService } from '../integrations/watches.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
@@ -29,6 +30,7 @@ import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
 import { integrationOAuthRoutes } from './routes/integration-oauth.ts';
+import { mailchimpHookRoutes } from './routes/mailchimp-hooks.ts';
 import { type DashboardAuth, v1Routes } from './routes/v1/index.ts';
 import { sharedSchemas } from './schemas/responses.ts';
 
@@ -50,8 +52,9 @@ export interface AppDeps {
   ready?: () => Promise<ReadinessChecks>;
   /** List jobs (absent in tests of the verification routes alone). */
   lists?: ListService;
-  /** Connected email platforms (absent in tests of the verification routes alone). */
+  /** Connected email platforms and their watches (absent in tests of the verification routes alone). */
   integrations?: IntegrationService;
+  watches?: WatchService;
   /** Signs list webhooks. */
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */
@@ -97,6 +100,7 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   const ready = deps.ready ?? (() => defaultReadiness(deps));
   await app.register(healthRoutes, { ready });
   await app.register(v1Routes, { ...deps, prefix: '/api/v1' });
+  if (deps.watches !== undefined) await app.register(mailchimpHookRoutes, { watches: deps.watches });
   const oauth = deps.integrations?.oauthOf('mailchimp');
   if (oauth !== undefined && deps.dashboard !== undefined && deps.secretKey !== undefined) {
     await app.register(integrationOAuthRoutes, {

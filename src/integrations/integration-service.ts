@@ -137,6 +137,10 @@ export class IntegrationService {
   }
 
   /** Runs `work` with a session of a connected integration; a refusal of its credentials disconnects it. */
+  withSession<T>(integration: Integration, work: (session: ProviderSession) => Promise<T>): Promise<T> {
+    return this.#acting(integration, work);
+  }
+
   async #acting<T>(integration: Integration, work: (session: ProviderSession) => Promise<T>): Promise<T> {
     if (integration.state !== 'connected') throw new IntegrationDisconnected(integration);
     const credential = JSON.parse(

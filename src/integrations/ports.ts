@@ -38,6 +38,32 @@ export interface IntegrationStore {
   markDisconnected(accountId: string, id: string, message: string): Promise<boolean>;
   /** Removes the integration and its credentials; false when there was none. */
   deleteIntegration(accountId: string, id: string): Promise<boolean>;
+  createWatch(watch: Watch): Promise<Watch>;
+  /** Records the platform's id of the watch's webhook. */
+  setWatchWebhook(id: string, webhookId: string): Promise<void>;
+  listWatches(accountId: string, integrationId: string): Promise<Watch[]>;
+  findWatch(accountId: string, integrationId: string, id: string): Promise<Watch | null>;
+  /** The watch whose hook token hashes to this; null when none. */
+  findWatchByTokenHash(tokenHash: string): Promise<Watch | null>;
+  deleteWatch(id: string): Promise<void>;
+  /**
+   * Claims the member for verification through the watch: true, and `at` recorded, when it was
+   * never verified through it or last before `notSince`; false otherwise (a replayed event). Atomic.
+   */
+  claimWatchMember(watchId: string, memberId: string, at: string, notSince: string): Promise<boolean>;
+}
+
+/** A watched audience: new subscribers are verified and written back as they arrive. */
+export interface Watch {
+  id: string;
+  accountId: string;
+  integrationId: string;
+  audienceId: string;
+  /** SHA-256 of the hook URL's token. */
+  tokenHash: string;
+  /** The platform's id of the webhook; null until registered. */
+  webhookId: string | null;
+  createdAt: string;
 }
 
 /** The platform account behind a credential. */
@@ -179,6 +205,14 @@ export interface ProviderSession {
   ): Promise<string>;
   /** The outcome of a submitted job; null while the platform is still working on it. */
   writeOutcome(jobId: string): Promise<WriteOutcome | null>;
+  /** The audience's member with this address; null when there is none. */
+  member(audienceId: string, email: string): Promise<Member | null>;
+  /** Writes one member's result at once (a watch's new subscriber), without a batch. */
+  writeMember(audienceId: string, result: MemberResult, options: WriteBackOptions): Promise<void>;
+  /** Registers a webhook for subscribe events at `url`; its id. */
+  watch(audienceId: string, url: string): Promise<string>;
+  /** Removes the webhook; a webhook already gone is not an error. */
+  unwatch(audienceId: string, webhookId: string): Promise<void>;
 }
 
 /**

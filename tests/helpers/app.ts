@@ -93,6 +93,8 @@ export interface TestApp {
   usage(keyId?: string): Promise<{ verifications: number; bulkRequests: number }>;
   /** Adds the daily usage figures counted so far to the store (done once a second otherwise). */
   flushDaily(): Promise<void>;
+  /** Waits for the watches' events in hand (they are worked on after the hook answers). */
+  watchesIdle(): Promise<void>;
   /** This month's usage of a key's account (default: the first key's). */
   accountUsage(keyId?: string): Promise<{ verifications: number; bulkRequests: number }>;
   close(): Promise<void>;
@@ -172,6 +174,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     usage: async (keyId = first.record.id) => (await usageOf(keyId)).key,
     accountUsage: async (keyId = first.record.id) => (await usageOf(keyId)).account,
     flushDaily: () => services.daily.flush(),
+    watchesIdle: () => services.watches.idle(),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -3,8 +3,8 @@
  * account: another account's integration is not found.
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { Integration, IntegrationStore, ProviderName } from '../../integrations/ports.ts';
-import type { DatabaseSchema, IntegrationsTable } from './schema.ts';
+import type { Integration, IntegrationStore, ProviderName, Watch } from '../../integrations/ports.ts';
+import type { DatabaseSchema, IntegrationsTable, IntegrationWatchesTable } from './schema.ts';
 
 export class KyselyIntegrationStore implements IntegrationStore {
   readonly #db: Kysely<DatabaseSchema>;
@@ -72,6 +72,93 @@ export class KyselyIntegrationStore implements IntegrationStore {
       .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
+
+  async createWatch(watch: Watch): Promise<Watch> {
+    await this.#db
+      .insertInto('integration_watches')
+      .values({
+        id: watch.id,
+        account_id: watch.accountId,
+        integration_id: watch.integrationId,
+        audience_id: watch.audienceId,
+        token_hash: watch.tokenHash,
+        webhook_id: watch.webhookId,
+        created_at: watch.createdAt,
+      })
+      .execute();
+    return watch;
+  }
+
+  async setWatchWebhook(id: string, webhookId: string): Promise<void> {
+    await this.#db
+      .updateTable('integration_watches')
+      .set({ webhook_id: webhookId })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async listWatches(accountId: string, integrationId: string): Promise<Watch[]> {
+    const rows = await this.#db
+      .selectFrom('integration_watches')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('integration_id', '=', integrationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toWatch);
+  }
+
+  async findWatch(accountId: string, integrationId: string, id: string): Promise<Watch | null> {
+    const row = await this.#db
+      .selectFrom('integration_watches')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('integration_id', '=', integrationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row === undefined ? null : toWatch(row);
+  }
+
+  async findWatchByTokenHash(tokenHash: string): Promise<Watch | null> {
+    const row = await this.#db
+      .selectFrom('integration_watches')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return row === undefined ? null : toWatch(row);
+  }
+
+  async deleteWatch(id: string): Promise<void> {
+    await this.#db.deleteFrom('integration_watches').where('id', '=', id).execute();
+  }
+
+  async claimWatchMember(watchId: string, memberId: string, at: string, notSince: string): Promise<boolean> {
+    // One statement: of two deliveries of one event at once, exactly one claims the member.
+    const claimed = await this.#db
+      .insertInto('integration_watch_members')
+      .values({ watch_id: watchId, member_id: memberId, verified_at: at })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['watch_id', 'member_id'])
+          .doUpdateSet({ verified_at: at })
+          .where('integration_watch_members.verified_at', '<', notSince),
+      )
+      .executeTakeFirst();
+    return Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+}
+
+function toWatch(row: Selectable<IntegrationWatchesTable>): Watch {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    integrationId: row.integration_id,
+    audienceId: row.audience_id,
+    tokenHash: row.token_hash,
+    webhookId: row.webhook_id,
+    createdAt: row.created_at,
+  };
 }
 
 function toIntegration(row: Selectable<IntegrationsTable>): Integration {

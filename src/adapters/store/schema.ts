@@ -178,6 +178,24 @@ export interface IntegrationsTable {
   created_at: string;
 }
 
+/** `integration_watches` (migration 0009): only the hook token's hash is stored. */
+export interface IntegrationWatchesTable {
+  id: string;
+  account_id: string;
+  integration_id: string;
+  audience_id: string;
+  token_hash: string;
+  webhook_id: string | null;
+  created_at: string;
+}
+
+/** `integration_watch_members`: when a watch last verified a member. */
+export interface IntegrationWatchMembersTable {
+  watch_id: string;
+  member_id: string;
+  verified_at: string;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -191,4 +209,6 @@ export interface DatabaseSchema {
   list_addresses: ListAddressesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   integrations: IntegrationsTable;
+  integration_watches: IntegrationWatchesTable;
+  integration_watch_members: IntegrationWatchMembersTable;
 }

@@ -23,8 +23,8 @@ export interface DashboardOptions {
 // the repository root is three folders up from either.
 const DEFAULT_ROOT = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
-/** Paths the dashboard leaves alone: the API, its docs page, the probes and metrics. */
-const RESERVED = /^\/(?:api(?:\/|$)|docs|healthz$|readyz$|metrics$)/;
+/** Paths the dashboard leaves alone: the API, the platforms' hooks, its docs page, the probes and metrics. */
+const RESERVED = /^\/(?:api(?:\/|$)|hooks\/|docs|healthz$|readyz$|metrics$)/;
 
 /**
  * The dashboard's own policy: scripts, styles and requests from this origin only, no framing. The

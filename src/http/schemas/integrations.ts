@@ -88,4 +88,43 @@ export const integrationIdParams = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
 } as const;
 
-export const integrationSchemas = [integrationSchema, integrationListSchema, audienceListSchema] as const;
+/** Shared schema `Watch`. */
+export const watchSchema = {
+  $id: 'Watch',
+  type: 'object',
+  required: ['id', 'audience_id', 'created_at'],
+  properties: { id: { type: 'string' }, audience_id: { type: 'string' }, created_at: time },
+} as const;
+
+/** Shared schema `WatchList`. */
+export const watchListSchema = {
+  $id: 'WatchList',
+  type: 'object',
+  required: ['watches'],
+  properties: { watches: { type: 'array', items: { $ref: 'Watch#' } } },
+} as const;
+
+/** POST /api/v1/integrations/{id}/watches. */
+export const watchBodySchema = {
+  type: 'object',
+  required: ['audience_id'],
+  additionalProperties: false,
+  properties: { audience_id: { type: 'string', minLength: 1, maxLength: 100 } },
+} as const;
+
+export const watchParams = {
+  type: 'object',
+  required: ['id', 'watchId'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 100 },
+    watchId: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+} as const;
+
+export const integrationSchemas = [
+  integrationSchema,
+  integrationListSchema,
+  audienceListSchema,
+  watchSchema,
+  watchListSchema,
+] as const;

@@ -3,6 +3,7 @@
  * reads the account, its audiences and their members through the typed client, and prepares an
  * audience for write-back (merge fields and saved segments, created once).
  */
+import { createHash } from 'node:crypto';
 import type {
   Audience,
   InFlightLimiter,
@@ -19,7 +20,7 @@ import type {
   WriteOutcome,
 } from '../ports.ts';
 import { batchOutcome, submitBatch, writeOperations } from './batch-writes.ts';
-import { DATA_CENTRE, MailchimpClient } from './client.ts';
+import { DATA_CENTRE, MailchimpClient, MailchimpError } from './client.ts';
 import { MailchimpOAuth } from './oauth.ts';
 import { MERGE_FIELDS, SCORE_SEGMENTS } from './write-back.ts';
 
@@ -153,15 +154,7 @@ class MailchimpSession implements ProviderSession {
     });
     return {
       total: page.total_items,
-      members: page.members.map(
-        (member): Member => ({
-          id: member.id,
-          email: member.email_address,
-          status: member.status,
-          lastChanged: member.last_changed,
-          checkedOn: checkedOn(member.merge_fields?.MV_CHECKED),
-        }),
-      ),
+      members: page.members.map(toMember),
     };
   }
 
@@ -175,6 +168,49 @@ class MailchimpSession implements ProviderSession {
 
   writeOutcome(jobId: string): Promise<WriteOutcome | null> {
     return batchOutcome(this.client, this.fetchArchive, jobId);
+  }
+
+  async member(audienceId: string, email: string): Promise<Member | null> {
+    const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+    try {
+      const member = await this.client.get<MembersAnswer['members'][number]>(
+        `/lists/${encodeURIComponent(audienceId)}/members/${hash}`,
+        { fields: MEMBER_FIELDS.replaceAll('members.', '').replace(',total_items', '') },
+      );
+      return toMember(member);
+    } catch (error) {
+      if (error instanceof MailchimpError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  async writeMember(audienceId: string, result: MemberResult, options: WriteBackOptions): Promise<void> {
+    // The batch's operations, sent one by one: two requests for one member beat a batch's round trips.
+    for (const operation of writeOperations(audienceId, [result], options)) {
+      await this.client.request(operation.method, operation.path, { body: JSON.parse(operation.body) });
+    }
+  }
+
+  async watch(audienceId: string, url: string): Promise<string> {
+    const webhook = await this.client.post<{ id: string }>(
+      `/lists/${encodeURIComponent(audienceId)}/webhooks`,
+      {
+        url,
+        events: { subscribe: true },
+        sources: { user: true, admin: true, api: true },
+      },
+    );
+    return webhook.id;
+  }
+
+  async unwatch(audienceId: string, webhookId: string): Promise<void> {
+    try {
+      await this.client.delete(
+        `/lists/${encodeURIComponent(audienceId)}/webhooks/${encodeURIComponent(webhookId)}`,
+      );
+    } catch (error) {
+      if (!(error instanceof MailchimpError && error.status === 404)) throw error;
+    }
   }
 
   async prepareWriteBack(audienceId: string, options: WriteBackOptions): Promise<void> {
@@ -213,6 +249,16 @@ class MailchimpSession implements ProviderSession {
       }
     }
   }
+}
+
+function toMember(member: MembersAnswer['members'][number]): Member {
+  return {
+    id: member.id,
+    email: member.email_address,
+    status: member.status,
+    lastChanged: member.last_changed,
+    checkedOn: checkedOn(member.merge_fields?.MV_CHECKED),
+  };
 }
 
 /** `MV_CHECKED` as a day, or null when absent or not a date. */

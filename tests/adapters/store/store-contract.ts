@@ -208,6 +208,63 @@ export function storeContract(target: StoreContractTarget): void {
       assert.equal(await store.integrations.deleteIntegration(mine.id, integration.id), false);
     });
 
+    it('keeps watches per account; a member is claimed once per window, even by two at once', async () => {
+      const mine = await store.createAccount({ name: 'Watcher', plan: 'free' });
+      const integrationId = `int_${randomUUID()}`;
+      await store.integrations.createIntegration({
+        id: integrationId,
+        accountId: mine.id,
+        provider: 'mailchimp',
+        accountName: 'Shop',
+        providerAccountId: 'x',
+        dc: 'us1',
+        state: 'connected',
+        message: null,
+        authKind: 'api_key',
+        sealedCredential: 'v1.x',
+        createdAt: '2026-11-26T10:00:00.000Z',
+      });
+      const watch = {
+        id: `wch_${randomUUID()}`,
+        accountId: mine.id,
+        integrationId,
+        audienceId: 'aud1',
+        tokenHash: `hash-${randomUUID()}`,
+        webhookId: null,
+        createdAt: '2026-11-26T10:00:00.000Z',
+      };
+      await store.integrations.createWatch(watch);
+      await store.integrations.setWatchWebhook(watch.id, 'wh1');
+      const stored = { ...watch, webhookId: 'wh1' };
+      assert.deepEqual(await store.integrations.findWatchByTokenHash(watch.tokenHash), stored);
+      assert.deepEqual(await store.integrations.listWatches(mine.id, integrationId), [stored]);
+      assert.deepEqual(await store.integrations.listWatches(randomUUID(), integrationId), []);
+      assert.equal(await store.integrations.findWatch(randomUUID(), integrationId, watch.id), null);
+
+      const at = '2026-11-26T10:00:00.000Z';
+      const dayBefore = '2026-11-25T10:00:00.000Z';
+      const claims = await Promise.all(
+        [1, 2, 3].map(() => store.integrations.claimWatchMember(watch.id, 'm1', at, dayBefore)),
+      );
+      assert.deepEqual(claims.filter(Boolean).length, 1, 'one claim of three at once');
+      assert.equal(
+        await store.integrations.claimWatchMember(watch.id, 'm1', '2026-11-26T12:00:00.000Z', dayBefore),
+        false,
+      );
+      assert.equal(
+        await store.integrations.claimWatchMember(
+          watch.id,
+          'm1',
+          '2026-11-27T11:00:00.000Z',
+          '2026-11-26T11:00:00.000Z',
+        ),
+        true,
+        'claimed again once the window passed',
+      );
+      assert.equal(await store.integrations.deleteIntegration(mine.id, integrationId), true);
+      assert.equal(await store.integrations.findWatchByTokenHash(watch.tokenHash), null, 'removed with it');
+    });
+
     it('deletes an account with its keys, users and usage', async () => {
       const key = await newKey();
       const user = await store.users.createUser({

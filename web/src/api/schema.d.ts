@@ -3216,6 +3216,567 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations/{id}/watches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The integration's watched audiences */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The watches. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WatchList"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Watch an audience: its new subscribers are verified and written back as they arrive */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        audience_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Watching. */
+                201: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Watch"];
+                    };
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: integration_disconnected. */
+                409: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: provider_unavailable. */
+                502: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}/watches/{watchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop watching: the webhook is removed from Mailchimp */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    watchId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: provider_unavailable. */
+                502: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/password": {
         parameters: {
             query?: never;
@@ -4358,6 +4919,15 @@ export interface components {
                     [key: string]: unknown;
                 } | null;
             }[];
+        };
+        Watch: {
+            id: string;
+            audience_id: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WatchList: {
+            watches: components["schemas"]["Watch"][];
         };
     };
     responses: never;

@@ -12,6 +12,7 @@ import * as listScheduling from './0005-list-scheduling.ts';
 import * as chargeMonth from './0006-charge-month.ts';
 import { accountsOwnPlans } from './0007-accounts-own-plans.ts';
 import * as integrations from './0008-integrations.ts';
+import * as integrationWatches from './0009-integration-watches.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -29,6 +30,7 @@ export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): Mig
         ...fixedMigrations,
         '0007-accounts-own-plans': accountsOwnPlans(plans),
         '0008-integrations': integrations,
+        '0009-integration-watches': integrationWatches,
       }),
   };
 }

@@ -9,6 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
 import type { IntegrationService } from '../../../integrations/integration-service.ts';
+import type { WatchService } from '../../../integrations/watches.ts';
 import type { ListService } from '../../../lists/list-service.ts';
 import type { Store } from '../../../store.ts';
 import type { RateLimiter } from '../../../usage/ports.ts';
@@ -44,8 +45,9 @@ export interface V1Deps {
   dashboard?: DashboardAuth;
   /** List jobs; without them (tests of the verification routes) the list routes are absent. */
   lists?: ListService;
-  /** Connected email platforms; without them the integration routes are absent. */
+  /** Connected email platforms and their watches; without them the integration routes are absent. */
   integrations?: IntegrationService;
+  watches?: WatchService;
   /** Signs webhooks: the per-list webhook secret is derived from it. */
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms. */
@@ -82,8 +84,8 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
       });
     }
     await authed.register(accountRoutes, { store, now: deps.now });
-    if (deps.integrations !== undefined) {
-      await authed.register(integrationRoutes, { integrations: deps.integrations });
+    if (deps.integrations !== undefined && deps.watches !== undefined) {
+      await authed.register(integrationRoutes, { integrations: deps.integrations, watches: deps.watches });
     }
     if (sessionDeps !== undefined) {
       await authed.register(sessionRoutes, sessionDeps);

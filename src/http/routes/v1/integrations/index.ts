@@ -9,22 +9,33 @@ import {
   IntegrationDisconnected,
   type IntegrationService,
 } from '../../../../integrations/integration-service.ts';
-import { type Integration, ProviderError } from '../../../../integrations/ports.ts';
+import { type Integration, ProviderError, type Watch } from '../../../../integrations/ports.ts';
+import type { WatchService } from '../../../../integrations/watches.ts';
 import { ApiError, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../../plugins/json-body.ts';
-import { type ConnectBody, connectBodySchema, integrationIdParams } from '../../../schemas/integrations.ts';
+import {
+  type ConnectBody,
+  connectBodySchema,
+  integrationIdParams,
+  watchBodySchema,
+  watchParams,
+} from '../../../schemas/integrations.ts';
 import { authedErrorResponses, okResponse } from '../../../schemas/responses.ts';
 
 export interface IntegrationRoutesDeps {
   integrations: IntegrationService;
+  watches: WatchService;
 }
 
 const errors = authedErrorResponses;
 
 const tags = ['integrations'];
 
-export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = async (app, { integrations }) => {
+export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = async (
+  app,
+  { integrations, watches },
+) => {
   app.register(async (writes) => {
     await writes.register(jsonBodyPlugin);
     writes.post<{ Body: ConnectBody }>(
@@ -103,6 +114,8 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
       },
     },
     async (request, reply) => {
+      // The platform's webhooks go first, while the credentials still exist to remove them.
+      await watches.removeAll(callerOf(request).accountId, request.params.id);
       if (!(await integrations.disconnect(callerOf(request).accountId, request.params.id)))
         throw integrationNotFound();
       reply.code(204);
@@ -140,7 +153,103 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
       };
     },
   );
+
+  app.register(async (writes) => {
+    await writes.register(jsonBodyPlugin);
+    writes.post<{ Params: { id: string }; Body: { audience_id: string } }>(
+      '/integrations/:id/watches',
+      {
+        schema: {
+          tags,
+          summary: 'Watch an audience: its new subscribers are verified and written back as they arrive',
+          params: integrationIdParams,
+          body: watchBodySchema,
+          response: {
+            201: okResponse('Watch', 'Watching.'),
+            ...errors({
+              400: ['bad_request'],
+              404: ['not_found'],
+              409: ['integration_disconnected'],
+              422: ['validation_failed'],
+              502: ['provider_unavailable'],
+            }),
+          },
+        },
+      },
+      async (request, reply) => {
+        let watch: Watch | null;
+        try {
+          watch = await watches.create(
+            callerOf(request).accountId,
+            request.params.id,
+            request.body.audience_id,
+          );
+        } catch (error) {
+          if (error instanceof ProviderError && error.status === 404) {
+            throw validationFailed([
+              { field: 'audience_id', message: 'No such audience in this Mailchimp account' },
+            ]);
+          }
+          throw providerFailure(error);
+        }
+        if (watch === null) throw integrationNotFound();
+        reply.code(201);
+        return watchView(watch);
+      },
+    );
+  });
+
+  app.get<{ Params: { id: string } }>(
+    '/integrations/:id/watches',
+    {
+      schema: {
+        tags,
+        summary: "The integration's watched audiences",
+        params: integrationIdParams,
+        response: { 200: okResponse('WatchList', 'The watches.'), ...errors({ 404: ['not_found'] }) },
+      },
+    },
+    async (request) => {
+      const found = await watches.list(callerOf(request).accountId, request.params.id);
+      if (found === null) throw integrationNotFound();
+      return { watches: found.map(watchView) };
+    },
+  );
+
+  app.delete<{ Params: { id: string; watchId: string } }>(
+    '/integrations/:id/watches/:watchId',
+    {
+      schema: {
+        tags,
+        summary: 'Stop watching: the webhook is removed from Mailchimp',
+        params: watchParams,
+        response: {
+          204: { description: 'Removed.', type: 'null' },
+          ...errors({ 404: ['not_found'], 502: ['provider_unavailable'] }),
+        },
+      },
+    },
+    async (request, reply) => {
+      let removed: boolean;
+      try {
+        removed = await watches.remove(
+          callerOf(request).accountId,
+          request.params.id,
+          request.params.watchId,
+        );
+      } catch (error) {
+        throw providerFailure(error);
+      }
+      if (!removed) throw new ApiError('not_found', { message: 'No such watch' });
+      reply.code(204);
+    },
+  );
 };
+
+/** An audience's watch as the API shows it: never its hook token. */
+function watchView(watch: Watch) {
+  return { id: watch.id, audience_id: watch.audienceId, created_at: watch.createdAt };
+}
 
 /** An integration as the API shows it: never its credentials. */
 export function integrationView(integration: Integration) {

@@ -1,0 +1,173 @@
+/**
+ * Watches (DESIGN §3.4): new subscribers of an audience verified and written back as they arrive.
+ * A watch registers a webhook for subscribe events at `/hooks/mailchimp/{token}`, the token 32
+ * random bytes of which only the SHA-256 is stored. An event is trusted for nothing but a hint:
+ * the member is read back from the platform (a forged event about an address that is no
+ * subscribed member does nothing), claimed once a day per watch (a replayed event is not verified
+ * or charged again), verified on the account's quota and written back. The hook answers at once;
+ * the work runs after, in this process.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Status } from '../verification/report.ts';
+import type { IntegrationService } from './integration-service.ts';
+import type { IntegrationStore, Watch } from './ports.ts';
+
+/** A member verified through a watch is not verified through it again for this long. */
+export const WATCH_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export interface WatchServiceDeps {
+  integrations: Pick<IntegrationService, 'get' | 'withSession'>;
+  store: IntegrationStore;
+  /** Verifies on the account's quota; null when the quota is used up. */
+  verify: (accountId: string, email: string) => Promise<{ status: Status; score: number } | null>;
+  /** The hook URL of a token (MAILVET_PUBLIC_URL's). */
+  hookUrl: (token: string) => string;
+  log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+  now?: () => Date;
+}
+
+/** A subscribe event as the platform posts it. */
+export interface SubscribeEvent {
+  type: string;
+  audienceId: string;
+  email: string;
+}
+
+/** What a watch writes for a new subscriber: its fields and category tag. */
+const WATCH_WRITES = { fields: true, tags: true, segments: false, unsubscribeInvalid: false } as const;
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export class WatchService {
+  readonly #deps: WatchServiceDeps;
+  readonly #running = new Set<Promise<void>>();
+
+  constructor(deps: WatchServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Watches an audience of the account's integration; null when there is no such integration. */
+  async create(accountId: string, integrationId: string, audienceId: string): Promise<Watch | null> {
+    const integration = await this.#deps.integrations.get(accountId, integrationId);
+    if (integration === null) return null;
+    const token = randomBytes(32).toString('base64url');
+    const watch = await this.#deps.store.createWatch({
+      id: `wch_${randomUUID().replaceAll('-', '')}`,
+      accountId,
+      integrationId,
+      audienceId,
+      tokenHash: hashToken(token),
+      webhookId: null,
+      createdAt: this.#now().toISOString(),
+    });
+    try {
+      // The row exists first: the platform checks the URL with a GET before it accepts it.
+      const webhookId = await this.#deps.integrations.withSession(integration, async (session) => {
+        // The merge fields a new subscriber's result goes into (and a check that the audience exists).
+        await session.prepareWriteBack(audienceId, WATCH_WRITES);
+        return session.watch(audienceId, this.#deps.hookUrl(token));
+      });
+      await this.#deps.store.setWatchWebhook(watch.id, webhookId);
+      return { ...watch, webhookId };
+    } catch (error) {
+      await this.#deps.store.deleteWatch(watch.id);
+      throw error;
+    }
+  }
+
+  /** The integration's watches; null when there is no such integration. */
+  async list(accountId: string, integrationId: string): Promise<Watch[] | null> {
+    if ((await this.#deps.integrations.get(accountId, integrationId)) === null) return null;
+    return this.#deps.store.listWatches(accountId, integrationId);
+  }
+
+  /** Removes the watch and its webhook; false when there is no such watch. */
+  async remove(accountId: string, integrationId: string, watchId: string): Promise<boolean> {
+    const watch = await this.#deps.store.findWatch(accountId, integrationId, watchId);
+    if (watch === null) return false;
+    await this.#unwatch(watch);
+    await this.#deps.store.deleteWatch(watch.id);
+    return true;
+  }
+
+  /** Removes every webhook of the integration's watches (before it is disconnected); never throws. */
+  async removeAll(accountId: string, integrationId: string): Promise<void> {
+    for (const watch of await this.#deps.store.listWatches(accountId, integrationId)) {
+      await this.#unwatch(watch).catch((error: unknown) =>
+        this.#deps.log('warn', 'a watch webhook could not be removed from the platform', { err: error }),
+      );
+    }
+  }
+
+  async #unwatch(watch: Watch): Promise<void> {
+    const integration = await this.#deps.integrations.get(watch.accountId, watch.integrationId);
+    // A disconnected integration cannot reach the platform: the webhook then fails on its own.
+    if (integration === null || integration.state !== 'connected' || watch.webhookId === null) return;
+    const webhookId = watch.webhookId;
+    await this.#deps.integrations.withSession(integration, (session) =>
+      session.unwatch(watch.audienceId, webhookId),
+    );
+  }
+
+  /** Whether the token is a watch's (the platform's GET check). */
+  async knows(token: string): Promise<boolean> {
+    return (await this.#deps.store.findWatchByTokenHash(hashToken(token))) !== null;
+  }
+
+  /**
+   * Takes an event for the watch of `token`: false when the token is no watch's. A subscribe event
+   * of the watched audience is worked on after this returns.
+   */
+  async receive(token: string, event: SubscribeEvent): Promise<boolean> {
+    const watch = await this.#deps.store.findWatchByTokenHash(hashToken(token));
+    if (watch === null) return false;
+    if (event.type !== 'subscribe' || event.audienceId !== watch.audienceId || event.email === '')
+      return true;
+    const work = this.#process(watch, event.email)
+      .catch((error: unknown) =>
+        this.#deps.log('warn', 'a watched subscriber could not be verified', {
+          err: error,
+          watchId: watch.id,
+        }),
+      )
+      .finally(() => this.#running.delete(work));
+    this.#running.add(work);
+    return true;
+  }
+
+  /** Waits for the events being worked on (tests; a graceful stop). */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  async #process(watch: Watch, email: string): Promise<void> {
+    const integration = await this.#deps.integrations.get(watch.accountId, watch.integrationId);
+    if (integration === null || integration.state !== 'connected') return;
+    const member = await this.#deps.integrations.withSession(integration, (session) =>
+      session.member(watch.audienceId, email),
+    );
+    // The event is only a hint: the platform's own record decides.
+    if (member === null || member.status !== 'subscribed') return;
+    const now = this.#now();
+    const since = new Date(now.getTime() - WATCH_REPLAY_WINDOW_MS).toISOString();
+    if (!(await this.#deps.store.claimWatchMember(watch.id, member.id, now.toISOString(), since))) return;
+    const verified = await this.#deps.verify(watch.accountId, member.email);
+    if (verified === null) {
+      this.#deps.log('info', 'a watched subscriber was not verified: the monthly quota is used up', {
+        watchId: watch.id,
+      });
+      return;
+    }
+    await this.#deps.integrations.withSession(integration, (session) =>
+      session.writeMember(
+        watch.audienceId,
+        { memberId: member.id, ...verified, checkedOn: now.toISOString().slice(0, 10) },
+        WATCH_WRITES,
+      ),
+    );
+  }
+
+  #now(): Date {
+    return this.#deps.now?.() ?? new Date();
+  }
+}
