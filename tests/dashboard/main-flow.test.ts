@@ -473,8 +473,8 @@ if (dashboard.executablePath === null) {
             .getByRole('row', { name: new RegExp(audience) })
             .locator('th, td')
             .allTextContents();
-        assert.deepEqual(await cells('Newsletter'), ['Newsletter', '1,205', 'Never']);
-        assert.deepEqual(await cells('Customers'), ['Customers', '3', 'Never']);
+        assert.deepEqual(await cells('Newsletter'), ['Newsletter', '1,205', 'Never', '']);
+        assert.deepEqual(await cells('Customers'), ['Customers', '3', 'Never', '']);
         assert.equal(await card().getByRole('row').count(), 3, 'a header row and one row per audience');
         // Runs and the rest are not built: no button pretends otherwise.
         assert.deepEqual(await card().getByRole('button').allTextContents(), ['Disconnect']);
@@ -488,6 +488,55 @@ if (dashboard.executablePath === null) {
           [['Corner Shop', 'connected']],
         );
         integrationId = listed.integrations[0]!.id;
+      });
+
+      it('verifies an audience’s new subscribers once its toggle is on, and stops once it is off', async () => {
+        const audienceId = (
+          (await (await keyFetch(server.url, apiKey, `/integrations/${integrationId}/audiences`)).json()) as {
+            audiences: Array<{ id: string; name: string }>;
+          }
+        ).audiences.find((each) => each.name === 'Newsletter')?.id;
+        assert.ok(audienceId !== undefined, 'the API lists the Newsletter audience');
+        const audience = { id: audienceId };
+        const toggle = () => card().getByRole('checkbox', { name: 'Verify new subscribers of Newsletter' });
+        const other = card().getByRole('checkbox', { name: 'Verify new subscribers of Customers' });
+        const settled = async (checked: boolean) => {
+          await card()
+            .getByRole('checkbox', { name: 'Verify new subscribers of Newsletter', checked, disabled: false })
+            .waitFor({ timeout: 10_000 });
+          assert.equal(await toggle().isChecked(), checked);
+        };
+        await card()
+          .getByText(/verified as they arrive, and counts against your\s+monthly quota/)
+          .waitFor();
+        assert.equal(await toggle().isChecked(), false);
+        assert.deepEqual(mailchimp.webhooks(audience), [], 'no webhook before');
+
+        await toggle().check();
+        // Done once enabled again; a failure would have turned it back off and shown an alert.
+        await settled(true);
+        assert.equal(await card().getByRole('alert').count(), 0, 'no error');
+        await mailchimp.idle();
+        assert.equal(mailchimp.webhooks(audience).length, 1, 'Mailchimp has one webhook for the audience');
+        assert.equal(await other.isChecked(), false, 'the other audience is not watched');
+
+        await page.reload();
+        await heading(page, 'Integrations').waitFor();
+        await toggle().waitFor();
+        assert.equal(await toggle().isChecked(), true, 'still on after a reload');
+        assert.equal(await other.isChecked(), false);
+
+        await toggle().uncheck();
+        await settled(false);
+        assert.equal(await card().getByRole('alert').count(), 0, 'no error');
+        await mailchimp.idle();
+        assert.deepEqual(mailchimp.webhooks(audience), [], 'the webhook is removed');
+        const watches = (await (
+          await keyFetch(server.url, apiKey, `/integrations/${integrationId}/watches`)
+        ).json()) as {
+          watches: unknown[];
+        };
+        assert.deepEqual(watches.watches, [], 'no watch left');
       });
 
       it('shows the integration disconnected, with Mailchimp’s reason, once the key is revoked', async () => {

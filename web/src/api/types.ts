@@ -35,6 +35,8 @@ export type CreatedKey = SuccessBody<'/api/v1/keys', 'post'>;
 export type Integration = components['schemas']['Integration'];
 export type IntegrationState = Integration['state'];
 export type Audience = components['schemas']['AudienceList']['audiences'][number];
+/** An audience whose new subscribers are verified as they arrive. */
+export type Watch = components['schemas']['Watch'];
 
 /** One row of `GET /lists/{id}/results?format=json` (the schema leaves its items open). */
 export interface ResultRow {

@@ -51,7 +51,12 @@ export function IntegrationCard({ integration, onRefused, onDisconnected }: Inte
         {formatInstant(integration.created_at)}
       </p>
       {integration.state === 'connected' ? (
-        <Audiences integration={integration} headingId={`${id}-audiences`} onDisconnected={refused} />
+        <Audiences
+          integration={integration}
+          headingId={`${id}-audiences`}
+          onDisconnected={refused}
+          onProblem={setProblem}
+        />
       ) : (
         <div role="alert" className="alert alert-warn">
           <p>{integration.message ?? 'Mailchimp refused the stored key.'}</p>
