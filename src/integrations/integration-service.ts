@@ -133,15 +133,11 @@ export class IntegrationService {
   async audiences(accountId: string, id: string): Promise<Audience[] | null> {
     const integration = await this.get(accountId, id);
     if (integration === null) return null;
-    return this.#acting(integration, (session) => session.audiences());
+    return this.withSession(integration, (session) => session.audiences());
   }
 
   /** Runs `work` with a session of a connected integration; a refusal of its credentials disconnects it. */
-  withSession<T>(integration: Integration, work: (session: ProviderSession) => Promise<T>): Promise<T> {
-    return this.#acting(integration, work);
-  }
-
-  async #acting<T>(integration: Integration, work: (session: ProviderSession) => Promise<T>): Promise<T> {
+  async withSession<T>(integration: Integration, work: (session: ProviderSession) => Promise<T>): Promise<T> {
     if (integration.state !== 'connected') throw new IntegrationDisconnected(integration);
     const credential = JSON.parse(
       this.#deps.vault.open(integration.sealedCredential, integration.id),
