@@ -206,8 +206,13 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
       MAILVET_SMTP_PROBE_TIMEOUT_MS: '60000',
       MAILVET_DATA_DIR: dataDir,
     };
-    // The client appends /3.0 itself.
-    if (mailchimp !== null) env.MAILVET_MAILCHIMP_BASE_URL = mailchimp.baseUrlTemplate.replace(/\/3\.0$/, '');
+    if (mailchimp !== null) {
+      // The client appends /3.0 itself.
+      env.MAILVET_MAILCHIMP_BASE_URL = mailchimp.baseUrlTemplate.replace(/\/3\.0$/, '');
+      // A run looks at its list and its write batches this often: the default 5 s would make a
+      // run of a few members take tens of seconds.
+      env.MAILVET_RUN_POLL_MS = '100';
+    }
     if (plans === 'generous') {
       const plansFile = join(scratch, 'plans.json');
       await writeFile(plansFile, JSON.stringify(GENEROUS_PLANS));
@@ -563,11 +568,16 @@ export interface PopulatedAccount {
   mailchimp: ConnectedMailchimp | null;
 }
 
-/** Two Mailchimp accounts connected by populateAccount: one with audiences, one whose key was revoked since. */
+/**
+ * Two Mailchimp accounts connected by populateAccount: one with audiences, a completed run, a
+ * schedule and a draft campaign; one whose key was revoked since.
+ */
 export interface ConnectedMailchimp {
-  /** The connected account's name, and the name of one of its audiences. */
+  /** The connected account's name, and the name of one of its audiences (the one run and scheduled). */
   connected: string;
   audience: string;
+  /** A draft campaign to that audience, for the pre-campaign check. */
+  campaignId: string;
   /** The account whose key Mailchimp refuses now: shown disconnected once the page asks for its audiences. */
   refused: string;
 }
@@ -591,8 +601,35 @@ async function connectMailchimp(
     if (response.status !== 201)
       throw new Error(`connect ${account.name}: ${response.status} ${await response.text()}`);
   }
+  const integrationId = await (async () => {
+    const listed = (await (await keyFetch(url, key, '/integrations')).json()) as {
+      integrations: Array<{ id: string; account_name: string }>;
+    };
+    return listed.integrations.find((each) => each.account_name === shop.name)!.id;
+  })();
+  const started = await keyFetch(url, key, `/integrations/${integrationId}/runs`, {
+    method: 'POST',
+    body: JSON.stringify({ audience_id: newsletter.id }),
+  });
+  const run = (await started.json()) as { id: string };
+  if (started.status !== 202) throw new Error(`POST runs: ${started.status} ${JSON.stringify(run)}`);
+  await waitUntil(async () => {
+    const now = (await (
+      await keyFetch(url, key, `/integrations/${integrationId}/runs/${run.id}`)
+    ).json()) as {
+      state: string;
+    };
+    return now.state === 'completed';
+  }, 'the run to complete');
+  const scheduled = await keyFetch(url, key, `/integrations/${integrationId}/schedules`, {
+    method: 'POST',
+    body: JSON.stringify({ audience_id: newsletter.id, cron: '0 3 * * 1', timezone: 'Europe/Paris' }),
+  });
+  if (scheduled.status !== 201)
+    throw new Error(`POST schedules: ${scheduled.status} ${await scheduled.text()}`);
+  const campaign = emulator.addCampaign(shop, { audience: newsletter, title: 'Spring sale' });
   emulator.revokeKey(old);
-  return { connected: shop.name, audience: newsletter.name, refused: old.name };
+  return { connected: shop.name, audience: newsletter.name, campaignId: campaign.id, refused: old.name };
 }
 
 /**
@@ -751,11 +788,26 @@ export const SCREENS: readonly Screen[] = [
       await page.goto(`${url}/integrations`);
       await heading(page, 'Integrations').waitFor();
       if (account.mailchimp !== null) {
-        const { connected, audience, refused } = account.mailchimp;
-        await page
-          .getByRole('article', { name: connected })
-          .getByRole('row', { name: new RegExp(audience) })
+        const { connected, audience, campaignId, refused } = account.mailchimp;
+        const card = page.getByRole('article', { name: connected });
+        const row = card
+          .getByRole('region', { name: `Audiences of ${connected}` })
+          .getByRole('row', { name: new RegExp(audience) });
+        await row.waitFor();
+        // Every control of the page shown: the run form, a finished run, a schedule, a check's answer.
+        await card
+          .getByRole('region', { name: 'Runs', exact: true })
+          .getByText('Completed')
+          .first()
           .waitFor();
+        await card.getByRole('region', { name: 'Schedules', exact: true }).getByRole('row').nth(1).waitFor();
+        await row.getByRole('button', { name: 'Validate now' }).click();
+        await card.getByRole('region', { name: `Validate “${audience}”` }).waitFor();
+        await card.getByRole('button', { name: 'New schedule' }).click();
+        await card.getByRole('region', { name: 'New schedule' }).waitFor();
+        await card.getByLabel('Campaign ID').fill(campaignId);
+        await card.getByRole('button', { name: 'Check campaign' }).click();
+        await card.getByRole('table', { name: 'Recipients by category' }).waitFor();
         await page
           .getByRole('article', { name: refused })
           .getByText('Disconnected', { exact: true })

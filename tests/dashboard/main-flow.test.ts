@@ -473,11 +473,17 @@ if (dashboard.executablePath === null) {
             .getByRole('row', { name: new RegExp(audience) })
             .locator('th, td')
             .allTextContents();
-        assert.deepEqual(await cells('Newsletter'), ['Newsletter', '1,205', 'Never', '']);
-        assert.deepEqual(await cells('Customers'), ['Customers', '3', 'Never', '']);
+        assert.deepEqual(await cells('Newsletter'), ['Newsletter', '1,205', 'Never', '', 'Validate now']);
+        assert.deepEqual(await cells('Customers'), ['Customers', '3', 'Never', '', 'Validate now']);
         assert.equal(await card().getByRole('row').count(), 3, 'a header row and one row per audience');
-        // Runs and the rest are not built: no button pretends otherwise.
-        assert.deepEqual(await card().getByRole('button').allTextContents(), ['Disconnect']);
+        // Runs, schedules and the campaign check are tested in integrations-flow.test.ts.
+        assert.deepEqual(await card().getByRole('button').allTextContents(), [
+          'Validate now',
+          'Validate now',
+          'New schedule',
+          'Check campaign',
+          'Disconnect',
+        ]);
         assert.ok(!(await page.content()).includes(shop.apiKey), 'the key is nowhere on the page');
 
         const listed = (await (await keyFetch(server.url, apiKey, '/integrations')).json()) as {

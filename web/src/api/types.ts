@@ -37,6 +37,16 @@ export type IntegrationState = Integration['state'];
 export type Audience = components['schemas']['AudienceList']['audiences'][number];
 /** An audience whose new subscribers are verified as they arrive. */
 export type Watch = components['schemas']['Watch'];
+/** A run of an integration: an audience's members read, verified as a list, written back. */
+export type Run = components['schemas']['Run'];
+export type RunState = Run['state'];
+export type Schedule = components['schemas']['Schedule'];
+export type CampaignCheck = components['schemas']['CampaignCheck'];
+export type CampaignExclusion = NonNullable<
+  NonNullable<
+    paths['/api/v1/integrations/{id}/campaign-checks']['post']['requestBody']
+  >['content']['application/json']['exclude']
+>;
 
 /** One row of `GET /lists/{id}/results?format=json` (the schema leaves its items open). */
 export interface ResultRow {

@@ -1,58 +1,36 @@
 /**
- * A connected integration's audiences, read from the platform each time the card is shown. When the
- * platform refuses the stored key (409) the integration is disconnected, and the card says so;
- * other failures (502: the platform did not answer) stay in this section, with a way to ask again.
- * The audiences come with the integration's watches: a toggle per audience verifies its new
- * subscribers as they arrive (a watch), or stops doing so.
+ * A connected integration's audiences (read by use-audiences): members, the last run, a toggle that
+ * verifies new subscribers as they arrive (a watch), and "Validate now", which opens the run form.
  */
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { api } from '../api/client';
-import { type Problem, settle } from '../api/problem';
-import type { Audience, Integration, Watch } from '../api/types';
+import { settle } from '../api/problem';
+import type { Audience, Integration, Run, Watch } from '../api/types';
 import { ScrollRegion } from '../components/ScrollRegion';
-import { formatCount, formatInstant } from '../lib/format';
+import { formatCount } from '../lib/format';
+import { lastRunWords } from './runs';
+import type { AudiencesState } from './use-audiences';
 
 interface AudiencesProps {
   integration: Integration;
   headingId: string;
-  /** The platform refused the credentials: the integration is disconnected, for this reason. */
-  onDisconnected: (message: string) => void;
+  state: AudiencesState;
+  /** The audience's latest run the page knows of (its own runs are fresher than the list's). */
+  lastRunOf: (audience: Audience) => Run | null;
+  onValidate: (audience: Audience) => void;
   /** A toggle's request failed (or null when one starts): shown in the card's alert. */
   onProblem: (message: string | null) => void;
 }
 
-export function Audiences({ integration, headingId, onDisconnected, onProblem }: AudiencesProps) {
-  const [audiences, setAudiences] = useState<Audience[] | null>(null);
-  const [watches, setWatches] = useState<Watch[]>([]);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [attempt, setAttempt] = useState(0);
-  const id = integration.id;
-
-  // `attempt` asks again after a failure.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: attempt is the trigger, not a value read
-  useEffect(() => {
-    let current = true;
-    setProblem(null);
-    const params = { params: { path: { id } } };
-    void Promise.all([
-      settle(api.GET('/api/v1/integrations/{id}/audiences', params)),
-      settle(api.GET('/api/v1/integrations/{id}/watches', params)),
-    ]).then(([listed, watched]) => {
-      if (!current) return;
-      const failed = !listed.ok ? listed : !watched.ok ? watched : null;
-      if (failed === null) {
-        setWatches(watched.ok ? watched.data.watches : []);
-        return setAudiences(listed.ok ? listed.data.audiences : []);
-      }
-      if (failed.status === 409) return onDisconnected(failed.problem.message);
-      setProblem(failed.problem);
-    });
-    return () => {
-      current = false;
-    };
-  }, [id, attempt, onDisconnected]);
-
-  const retry = useCallback(() => setAttempt((count) => count + 1), []);
+export function Audiences({
+  integration,
+  headingId,
+  state,
+  lastRunOf,
+  onValidate,
+  onProblem,
+}: AudiencesProps) {
+  const { audiences, watches, setWatches, problem, retry } = state;
   const helpId = useId();
 
   return (
@@ -70,11 +48,13 @@ export function Audiences({ integration, headingId, onDisconnected, onProblem }:
       {audiences !== null && audiences.length === 0 && <p>This Mailchimp account has no audiences yet.</p>}
       {audiences !== null && audiences.length > 0 && (
         <AudiencesTable
-          integrationId={id}
+          integrationId={integration.id}
           audiences={audiences}
           watches={watches}
           onWatches={setWatches}
           onProblem={onProblem}
+          lastRunOf={lastRunOf}
+          onValidate={onValidate}
           helpId={helpId}
           label={`Audiences of ${integration.account_name}`}
         />
@@ -82,10 +62,6 @@ export function Audiences({ integration, headingId, onDisconnected, onProblem }:
       <p id={helpId} className="muted small">
         New subscribers: when on, each new subscriber is verified as they arrive, and counts against your
         monthly quota.
-      </p>
-      <p className="muted small">
-        Validating an audience, and writing the results back to Mailchimp, comes next; until then, export it
-        as CSV and upload it on the Lists page.
       </p>
     </section>
   );
@@ -97,11 +73,13 @@ interface AudiencesTableProps {
   watches: readonly Watch[];
   onWatches: (update: (watches: Watch[]) => Watch[]) => void;
   onProblem: (message: string | null) => void;
+  lastRunOf: (audience: Audience) => Run | null;
+  onValidate: (audience: Audience) => void;
   helpId: string;
   label: string;
 }
 
-function AudiencesTable({ audiences, label, ...toggle }: AudiencesTableProps) {
+function AudiencesTable({ audiences, label, lastRunOf, onValidate, ...toggle }: AudiencesTableProps) {
   return (
     <ScrollRegion label={label}>
       <table className="audiences-table">
@@ -113,6 +91,9 @@ function AudiencesTable({ audiences, label, ...toggle }: AudiencesTableProps) {
             </th>
             <th scope="col">Last run</th>
             <th scope="col">New subscribers</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -120,9 +101,14 @@ function AudiencesTable({ audiences, label, ...toggle }: AudiencesTableProps) {
             <tr key={audience.id}>
               <th scope="row">{audience.name}</th>
               <td className="number">{formatCount(audience.member_count)}</td>
-              <td>{lastRun(audience.last_run)}</td>
+              <td>{lastRunWords(lastRunOf(audience))}</td>
               <td>
                 <WatchToggle audience={audience} {...toggle} />
+              </td>
+              <td>
+                <button type="button" className="button" onClick={() => onValidate(audience)}>
+                  Validate now
+                </button>
               </td>
             </tr>
           ))}
@@ -143,7 +129,7 @@ function WatchToggle({
   onWatches,
   onProblem,
   helpId,
-}: Omit<AudiencesTableProps, 'audiences' | 'label'> & { audience: Audience }) {
+}: Omit<AudiencesTableProps, 'audiences' | 'label' | 'lastRunOf' | 'onValidate'> & { audience: Audience }) {
   /** The state asked for while its request runs, else null. */
   const [pending, setPending] = useState<boolean | null>(null);
   const watch = watches.find((each) => each.audience_id === audience.id);
@@ -185,11 +171,4 @@ function WatchToggle({
       onChange={() => void toggle()}
     />
   );
-}
-
-/** The audience's latest run in words: when it finished (or started), or "Never". */
-function lastRun(run: Audience['last_run']): string {
-  if (run === null) return 'Never';
-  const when = run.finished_at ?? run.created_at;
-  return typeof when === 'string' ? formatInstant(when) : 'Unknown';
 }

@@ -1,6 +1,7 @@
 /**
- * One connected platform account: its name, data centre and state; its audiences while connected,
- * or why it is disconnected; and "Disconnect", which erases the stored key once confirmed.
+ * One connected platform account: its name, data centre and state; while connected its audiences,
+ * runs, schedules and the pre-campaign check, else why it is disconnected; and "Disconnect", which
+ * erases the stored key (and removes its schedules and watches) once confirmed.
  */
 import { useCallback, useId, useState } from 'react';
 import { api } from '../api/client';
@@ -8,7 +9,7 @@ import { settle } from '../api/problem';
 import type { Integration, IntegrationState } from '../api/types';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { formatInstant } from '../lib/format';
-import { Audiences } from './Audiences';
+import { ConnectedIntegration } from './ConnectedIntegration';
 
 const STATE_LABELS: Record<IntegrationState, string> = {
   connected: 'Connected',
@@ -51,9 +52,9 @@ export function IntegrationCard({ integration, onRefused, onDisconnected }: Inte
         {formatInstant(integration.created_at)}
       </p>
       {integration.state === 'connected' ? (
-        <Audiences
+        <ConnectedIntegration
           integration={integration}
-          headingId={`${id}-audiences`}
+          idBase={id}
           onDisconnected={refused}
           onProblem={setProblem}
         />
@@ -69,7 +70,7 @@ export function IntegrationCard({ integration, onRefused, onDisconnected }: Inte
       <div className="actions">
         <ConfirmButton
           label="Disconnect"
-          question={`Disconnect “${integration.account_name}”? Its stored API key is erased; nothing in Mailchimp changes.`}
+          question={`Disconnect “${integration.account_name}”? Its stored API key is erased, its schedules and new-subscriber watches removed; contacts in Mailchimp stay as they are.`}
           confirmLabel="Yes, disconnect"
           onConfirm={disconnect}
         />

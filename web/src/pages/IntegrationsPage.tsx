@@ -1,7 +1,8 @@
 /**
- * Integrations (DESIGN §3.4), first step: connect Mailchimp with an API key, see each connected
- * account with its audiences, or why it was disconnected, and disconnect it. Runs, schedules,
- * watches and the campaign check come next.
+ * Integrations (DESIGN §3.4): connect Mailchimp (with an API key, or OAuth where the operator set it
+ * up), and per connected account validate audiences with live progress, schedule runs, watch new
+ * subscribers and check a draft campaign (IntegrationCard); or see why it was disconnected, and
+ * disconnect it.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
