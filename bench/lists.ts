@@ -304,7 +304,7 @@ function buildList(domainCount: number, perDomain: number, duplicateShare: numbe
   };
 }
 
-function benchDomain(n: number): string {
+export function benchDomain(n: number): string {
   return `d${String(n).padStart(3, '0')}.bench.test`;
 }
 
@@ -323,7 +323,7 @@ function mulberry32(seed: number): () => number {
  * bench domains' zones (MX → mxNN.lists.bench.test → 127.0.2.NN). Starts over on another port if
  * the world's port is taken on one of the extra addresses.
  */
-async function startBenchWorld(
+export async function startBenchWorld(
   domainCount: number,
   hostCount: number,
 ): Promise<{ world: MailWorld; hosts: SmtpHost[] }> {
@@ -353,7 +353,7 @@ async function startBenchWorld(
   }
 }
 
-interface ServerProcess {
+export interface ServerProcess {
   pid: number;
   url: string;
   stop(): Promise<void>;
@@ -363,7 +363,7 @@ interface ServerProcess {
  * `node bin/mailvet serve` on PORT=0 (URL from its "listening on" line, as the scale-out suites'
  * `spawnServe` reads it, which does not give the pid this bench samples). Its stdout is drained.
  */
-async function spawnServer(env: Record<string, string>, profileDir?: string): Promise<ServerProcess> {
+export async function spawnServer(env: Record<string, string>, profileDir?: string): Promise<ServerProcess> {
   const { DATABASE_URL: _d, REDIS_URL: _r, MAILVET_DATA_DIR: _m, PORT: _p, ...inherited } = process.env;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, 'bin/mailvet', 'serve'], {
@@ -407,7 +407,7 @@ async function spawnServer(env: Record<string, string>, profileDir?: string): Pr
 }
 
 /** Current and peak resident set of a process, kB (/proc/<pid>/status VmRSS and VmHWM). */
-async function memory(pid: number): Promise<{ rssKb: number; peakKb: number }> {
+export async function memory(pid: number): Promise<{ rssKb: number; peakKb: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => {
     const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);

@@ -2,18 +2,20 @@
  * `npm run bench`: every benchmark, each as a ratio against peers measured in the same run.
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
  *
- * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, api, dashboard).
+ * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, mailchimp,
+ * api, dashboard).
  */
 import { benchApi, printApiFigures } from './api.ts';
 import { benchDashboard, printDashboardFigures } from './dashboard.ts';
 import { benchDns } from './dns.ts';
 import { benchLists, printListFigures } from './lists.ts';
+import { benchMailchimp, printMailchimpFigures } from './mailchimp.ts';
 import { benchOffline } from './offline.ts';
 import { benchSmtp } from './smtp.ts';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-const SECTIONS = ['offline', 'dns', 'smtp', 'lists', 'api', 'dashboard'] as const;
+const SECTIONS = ['offline', 'dns', 'smtp', 'lists', 'mailchimp', 'api', 'dashboard'] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
 if (unknown.length > 0) {
@@ -55,6 +57,9 @@ if (runs('smtp')) {
 
 // About a minute: a 100,000-row list through a `mailvet serve` child on the mail world.
 if (runs('lists')) printListFigures(await benchLists({ profileDir: process.env.BENCH_LISTS_PROFILE }));
+
+// A few minutes: a 50,000-member audience read, verified and written back, then the same as a list.
+if (runs('mailchimp')) printMailchimpFigures(await benchMailchimp());
 
 // Some 15 page loads in Chromium against a `mailvet serve` child (a few seconds).
 if (runs('dashboard')) printDashboardFigures(await benchDashboard());

@@ -158,6 +158,8 @@ const envSchema = z.object({
   MAILVET_WORKER_CONCURRENCY: integer(2, 1, 64),
   /** How often a worker looks for lists to (re)start: lost queue messages, quota back after a pause, ms. */
   MAILVET_LIST_SWEEP_MS: integer(30_000, 100, 3_600_000),
+  /** How often a Mailchimp run looks at its list's progress and at its write batches, ms. */
+  MAILVET_RUN_POLL_MS: integer(5_000, 50, 600_000),
   /** Scale-out: how long a worker's hold on a list job lasts without renewal (a killed worker's job is taken over after it), ms. */
   MAILVET_JOB_LOCK_MS: integer(30_000, 1_000, 600_000),
   /** Wait before the second webhook attempt, ms; each later wait is 4 times longer. */

@@ -4,6 +4,8 @@
  */
 import type { AccountStore, UserStore } from './accounts/ports.ts';
 import type { IntegrationStore } from './integrations/ports.ts';
+import type { RunStore } from './integrations/runs/ports.ts';
+import type { ScheduleStore } from './integrations/schedules/ports.ts';
 import type { ListStore } from './lists/ports.ts';
 import type { UsageStore } from './usage/ports.ts';
 
@@ -17,6 +19,10 @@ export interface Store extends AccountStore, UsageStore {
   readonly users: UserStore;
   /** Connected email platforms, on the same database. */
   readonly integrations: IntegrationStore;
+  /** Runs of those integrations (audiences read, verified, written back). */
+  readonly runs: RunStore;
+  /** Schedules of runs, claimed slot by slot. */
+  readonly schedules: ScheduleStore;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

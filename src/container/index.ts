@@ -25,6 +25,7 @@ import { migrateOnly, openStore } from '../adapters/store/open-store.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError, publicOrigin } from '../config.ts';
 import { SignInThrottle } from '../http/sign-in-throttle.ts';
+import { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
 import { DailyUsageRecorder } from '../usage/daily-usage.ts';
@@ -34,9 +35,10 @@ import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
 import { Verifier } from '../verification/pipeline.ts';
 import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
-import { createIntegrations, createWatches } from './integrations.ts';
+import { createCampaignChecks, createIntegrations, createWatches } from './integrations.ts';
 import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createRuns } from './runs.ts';
 import type { Services } from './services.ts';
 import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './shared-state.ts';
 
@@ -129,7 +131,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const secretKey = await loadSecretKey(config);
   const store = await openConfiguredStore(config, plans);
   if (store.kind === 'sqlite') for (const exposed of exposedDataFiles(config.MAILVET_DATA_DIR)) warn(exposed);
-  const queue = createQueue(config, failListsGivenUp(store.lists, warn));
+  const queue = createQueue(config, failListsGivenUp(store.lists, warn, store.runs));
   const lists = new ListService({
     lists: store.lists,
     queue,
@@ -187,6 +189,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     queue,
     lists,
     integrations,
+    runs: createRuns({ store, plans, integrations, lists, queue, log, now: overrides.now }),
+    schedules: new ScheduleService({ integrations, store: store.schedules, now: overrides.now }),
+    campaignChecks: createCampaignChecks({ integrations, store, service, plans, now: overrides.now }),
     watches: createWatches({
       integrations,
       store,

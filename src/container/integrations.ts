@@ -7,6 +7,7 @@ import type { Plan } from '../accounts/plans.ts';
 import { MemoryInFlightLimiter } from '../adapters/integrations/memory-in-flight.ts';
 import { guardedFetch, isLocalTarget } from '../adapters/net/guarded-fetch.ts';
 import type { Config } from '../config.ts';
+import { CampaignCheckService } from '../integrations/campaign-check.ts';
 import { CredentialVault } from '../integrations/credentials.ts';
 import { IntegrationService } from '../integrations/integration-service.ts';
 import { MailchimpProvider } from '../integrations/mailchimp/provider.ts';
@@ -15,7 +16,53 @@ import { WatchService } from '../integrations/watches.ts';
 import type { Store } from '../store.ts';
 import { meterFor } from '../usage/meter.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
+import { isRefundable } from '../verification/refund.ts';
+import type { Status } from '../verification/report.ts';
 import type { Logger } from './logger.ts';
+
+/** One address verified on an account's quota. */
+export interface AccountVerification {
+  status: Status;
+  score: number;
+  /** Our own resolver failed (the unit was given back): the status says nothing about the address. */
+  ourFailure: boolean;
+}
+
+/** What verifying on an account's quota needs. */
+export interface AccountVerifierDeps {
+  store: Pick<Store, 'findAccount' | 'dashboardKey'>;
+  service: Pick<VerificationService, 'verifyOne'>;
+  plans: Readonly<Record<string, Plan>>;
+}
+
+/**
+ * Verifies one address on the account's quota, as its own use (like the dashboard's: metered
+ * through its dashboard key); null when the quota is used up or the account is gone.
+ */
+export function accountVerifier(
+  deps: AccountVerifierDeps,
+): (accountId: string, email: string) => Promise<AccountVerification | null> {
+  return async (accountId, email) => {
+    const account = await deps.store.findAccount(accountId);
+    if (account === null) return null;
+    const meter = meterFor(deps.plans, account, await deps.store.dashboardKey(accountId));
+    const outcome = await deps.service.verifyOne(meter, email);
+    if (outcome.kind !== 'ok') return null;
+    const { status, score } = outcome.result;
+    return { status, score, ourFailure: isRefundable(outcome.result) };
+  };
+}
+
+/** The pre-campaign check, verifying on the account's quota. */
+export function createCampaignChecks(
+  deps: AccountVerifierDeps & { integrations: IntegrationService; now?: () => Date },
+): CampaignCheckService {
+  return new CampaignCheckService({
+    integrations: deps.integrations,
+    verify: accountVerifier(deps),
+    ...(deps.now && { now: deps.now }),
+  });
+}
 
 /** The watches of integrations: verification on the account's quota, the hook URL at the public origin. */
 export function createWatches(deps: {
@@ -30,14 +77,7 @@ export function createWatches(deps: {
   return new WatchService({
     integrations: deps.integrations,
     store: deps.store.integrations,
-    // The account's own use, like the dashboard's: metered through its dashboard key.
-    verify: async (accountId, email) => {
-      const account = await deps.store.findAccount(accountId);
-      if (account === null) return null;
-      const meter = meterFor(deps.plans, account, await deps.store.dashboardKey(accountId));
-      const outcome = await deps.service.verifyOne(meter, email);
-      return outcome.kind === 'ok' ? { status: outcome.result.status, score: outcome.result.score } : null;
-    },
+    verify: accountVerifier(deps),
     hookUrl: (token) => `${deps.publicOrigin}/hooks/mailchimp/${token}`,
     log: (level, message, fields) => deps.log[level](fields ?? {}, message),
     ...(deps.now && { now: deps.now }),

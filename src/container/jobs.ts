@@ -9,6 +9,8 @@ import { BullmqQueue } from '../adapters/queue/bullmq/bullmq-queue.ts';
 import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
 import { sendWebhook } from '../adapters/webhooks/http-sender.ts';
 import type { Config } from '../config.ts';
+import { ACTIVE_RUN_STATES, RUN_JOB, type RunStore } from '../integrations/runs/ports.ts';
+import { scheduleTask } from '../integrations/schedules/schedule-task.ts';
 import type { JobQueue, QueueErrorHandler } from '../jobs/ports.ts';
 import { type JobRuntime, startJobRuntime } from '../jobs/runtime.ts';
 import { ListRunner } from '../lists/list-runner.ts';
@@ -19,30 +21,45 @@ import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { recordListEnd } from '../webhooks/events.ts';
 import { nextAttemptDelayMs } from '../webhooks/retry.ts';
 import { webhookSecretFor } from '../webhooks/signature.ts';
+import { createRunWorker, runSweepTask } from './runs.ts';
 import type { Services } from './services.ts';
 
 /**
- * The queue's error handler: logs every failure, and stops as `failed` a list whose every attempt
- * failed (a bug, not an address: those are results), instead of letting every sweep queue it again.
+ * The queue's error handler: logs every failure, and stops as `failed` a list (or a run) whose every
+ * attempt failed (a bug, not an address: those are results), instead of letting every sweep queue it again.
  * The owner sees why in its message; the details stay in the log.
  */
 export function failListsGivenUp(
   lists: Pick<ListStore, 'transition' | 'getList' | 'addWebhookDelivery'>,
   warn: (message: string) => void,
+  runs?: Pick<RunStore, 'updateRun'>,
 ): QueueErrorHandler {
   return (job, error, willRetry) => {
     const what = job === undefined ? 'job queue' : `${job.kind} ${job.id}`;
-    const givenUp = job?.kind === LIST_JOB ? ' (given up: the list failed)' : ' (given up)';
+    const givenUp =
+      job?.kind === LIST_JOB
+        ? ' (given up: the list failed)'
+        : job?.kind === RUN_JOB
+          ? ' (given up: the run failed)'
+          : ' (given up)';
     const retry = willRetry === undefined ? '' : willRetry ? ' (retried)' : givenUp;
     warn(`${what}: ${error instanceof Error ? error.message : String(error)}${retry}`);
-    if (job?.kind !== LIST_JOB || willRetry !== false) return;
-    const listId = job.id;
+    if (job === undefined || willRetry !== false) return;
     const now = new Date();
+    const message = 'Processing failed after several attempts; the server log has the details.';
+    if (job.kind === RUN_JOB && runs !== undefined) {
+      runs
+        .updateRun(job.id, ACTIVE_RUN_STATES, 'failed', now.toISOString(), {
+          message,
+          finishedAt: now.toISOString(),
+        })
+        .catch((failure: unknown) => warn(`run ${job.id}: could not be marked failed (${String(failure)})`));
+      return;
+    }
+    if (job.kind !== LIST_JOB) return;
+    const listId = job.id;
     lists
-      .transition(listId, ['queued', 'running'], 'failed', now, {
-        pauseReason: null,
-        message: 'Processing failed after several attempts; the server log has the details.',
-      })
+      .transition(listId, ['queued', 'running'], 'failed', now, { pauseReason: null, message })
       .then((failed) => (failed ? recordListEnd(lists, listId, 'failed', now) : undefined))
       .catch((failure: unknown) => warn(`list ${listId}: could not be marked failed (${String(failure)})`));
   };
@@ -79,6 +96,16 @@ export function startWorker(services: Services): JobRuntime {
     recheckDelayMs: config.MAILVET_LIST_RECHECK_MS,
     daily: services.daily,
   });
+  const runs = createRunWorker({
+    store,
+    plans,
+    integrations: services.integrations,
+    lists: services.lists,
+    queue,
+    log: services.log,
+    pollMs: config.MAILVET_RUN_POLL_MS,
+    ...(services.now && { now: services.now }),
+  });
   const webhooks = new WebhookDispatcher({
     lists: store.lists,
     send: async (delivery) => {
@@ -100,9 +127,14 @@ export function startWorker(services: Services): JobRuntime {
   return startJobRuntime({
     queue,
     // Fair between accounts, a cap per account, and no slot held while a list waits for a re-check.
-    handlers: { [LIST_JOB]: listTurnsHandler({ store, plans, queue, runner, now, log }) },
+    handlers: {
+      [LIST_JOB]: listTurnsHandler({ store, plans, queue, runner, now, log }),
+      [RUN_JOB]: runs.handle,
+    },
     tasks: [
       listSweepTask({ store, plans, queue, everyMs: config.MAILVET_LIST_SWEEP_MS, now, log }),
+      runSweepTask({ store, queue, everyMs: config.MAILVET_LIST_SWEEP_MS }),
+      scheduleTask({ store: store.schedules, runs: services.runs, now: services.now ?? now, log }),
       { name: 'webhook delivery', everyMs: WEBHOOK_POLL_MS, run: () => webhooks.deliverDue() },
       sessionSweepTask({ users: store.users, now, log }),
     ],

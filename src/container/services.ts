@@ -6,7 +6,10 @@ import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
 import type { Config } from '../config.ts';
 import type { DashboardAuth } from '../http/routes/v1/index.ts';
+import type { CampaignCheckService } from '../integrations/campaign-check.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
+import type { RunService } from '../integrations/runs/run-service.ts';
+import type { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import type { WatchService } from '../integrations/watches.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
@@ -42,6 +45,12 @@ export interface Services {
   /** Connected email platforms (Mailchimp), and the watches of their audiences. */
   integrations: IntegrationService;
   watches: WatchService;
+  /** The pre-campaign check. */
+  campaignChecks: CampaignCheckService;
+  /** Runs of integrations: audiences read, verified and written back. */
+  runs: RunService;
+  /** Schedules of runs (the worker's task starts their runs). */
+  schedules: ScheduleService;
   /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
   secretKey: Buffer;
   /** The resolver's line in /readyz, and Redis's in scale-out. */

@@ -10,7 +10,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
+import type { CampaignCheckService } from '../integrations/campaign-check.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
+import type { RunService } from '../integrations/runs/run-service.ts';
+import type { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import type { WatchService } from '../integrations/watches.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
@@ -55,6 +58,12 @@ export interface AppDeps {
   /** Connected email platforms and their watches (absent in tests of the verification routes alone). */
   integrations?: IntegrationService;
   watches?: WatchService;
+  /** The pre-campaign check. */
+  campaignChecks?: CampaignCheckService;
+  /** Runs of integrations. */
+  runs?: RunService;
+  /** Schedules of integration runs. */
+  schedules?: ScheduleService;
   /** Signs list webhooks. */
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */

@@ -5,6 +5,7 @@
  * concurrency limit across processes.
  */
 import type { Status } from '../verification/report.ts';
+import type { Campaign, ExcludedSegment, Exclusion, Recipient } from './campaign-ports.ts';
 
 /** Providers Mailvet connects to. */
 export type ProviderName = 'mailchimp';
@@ -213,6 +214,12 @@ export interface ProviderSession {
   watch(audienceId: string, url: string): Promise<string>;
   /** Removes the webhook; a webhook already gone is not an error. */
   unwatch(audienceId: string, webhookId: string): Promise<void>;
+  /** The campaign (the pre-campaign check); null when the platform has none of that id. */
+  campaign(campaignId: string): Promise<Campaign | null>;
+  /** The campaign's recipients a page at a time: its audience's subscribed members within its segment. */
+  campaignRecipients(campaign: Campaign): AsyncIterable<Recipient[]>;
+  /** Narrows a draft campaign to a segment of its recipients without the excluded ones; that segment. */
+  excludeFromCampaign(campaign: Campaign, exclusion: Exclusion): Promise<ExcludedSegment>;
 }
 
 /**

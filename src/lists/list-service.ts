@@ -82,17 +82,20 @@ export class ListService {
    * Stores a list from a stream of rows, batch by batch (memory stays bounded whatever the size),
    * then queues it. `details` is called once the rows are read; if reading them or `details`
    * fails, nothing is left behind and the error is rethrown. With `limits`, a row past
-   * `limits.rows` throws ListLimitError (the account's stored rows).
+   * `limits.rows` throws ListLimitError (the account's stored rows). `onBegin` learns the new
+   * list's id before any row is read (a caller that must find the list again after a crash).
    */
   async create(
     upload: ListUpload,
     rows: AsyncIterable<IncomingRow>,
     details: () => ListDetails,
     limits?: { rows: number; maxStoredRows: number },
+    onBegin?: (listId: string) => Promise<void>,
   ): Promise<ListRecord> {
     const { lists } = this.#deps;
     const listId = await lists.beginList(upload, this.#now());
     try {
+      await onBegin?.(listId);
       let batch = [];
       let batchBytes = 0;
       let rowNumber = 0;

@@ -67,6 +67,14 @@ export function emulatorControls(world: World): EmulatorControls {
       ...(segmentOpts?.saved_segment_id === undefined
         ? {}
         : { savedSegmentId: segmentOpts.saved_segment_id }),
+      ...(segmentOpts?.conditions === undefined
+        ? {}
+        : {
+            segment: {
+              match: segmentOpts.match === 'any' ? 'any' : 'all',
+              conditions: structuredClone(segmentOpts.conditions),
+            },
+          }),
     };
   };
 
@@ -123,7 +131,7 @@ export function emulatorControls(world: World): EmulatorControls {
       const field = addMergeField(audienceOf(ref), { tag, name, type, options: fieldOptions });
       return { id: field.id, tag: field.tag, name: field.name, type: field.type, options: field.options };
     },
-    addCampaign(ref, { audience: audienceRef, title, savedSegmentId, status = 'save' }) {
+    addCampaign(ref, { audience: audienceRef, title, savedSegmentId, segment: own, status = 'save' }) {
       const account = accountOf(ref);
       const audience = audienceOf(audienceRef);
       const segment = savedSegmentId === undefined ? undefined : audience.segments.get(savedSegmentId);
@@ -138,15 +146,25 @@ export function emulatorControls(world: World): EmulatorControls {
         subjectLine: title,
         status,
         createdAt: wholeSeconds(),
+        // As a PATCH to that segment leaves it (campaigns.ts): a tag's conditions are the tag.
         ...(segment
           ? {
               segmentOpts: {
                 saved_segment_id: segment.id,
                 match: segment.options?.match ?? 'all',
-                conditions: segment.options?.conditions ?? [],
+                conditions: segment.options?.conditions ?? [
+                  {
+                    condition_type: 'StaticSegment',
+                    field: 'static_segment',
+                    op: 'static_is',
+                    value: segment.id,
+                  },
+                ],
               },
             }
-          : {}),
+          : own
+            ? { segmentOpts: { match: own.match, conditions: structuredClone(own.conditions) } }
+            : {}),
       });
       return campaignView(id);
     },

@@ -355,6 +355,85 @@ describe('segments', () => {
     assertProblem(guessed, 400, 'Invalid Resource');
     assert.match(guessed.body.errors[0].field, /^options\.conditions\.item:0\.op$/);
   });
+
+  it("updates a saved segment's conditions and a static one's members (batch add/remove ≤ 500), keeping each kind", async () => {
+    const { account, audience } = mailvetAudience();
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com'])
+      mc.addMember(audience, { email });
+    mc.addMember(audience, { email: 'b2@example.com', mergeFields: { MV_STATUS: 'VALID' } });
+    const path = `/lists/${audience.id}/segments`;
+    const saved = await api(account, path, {
+      method: 'POST',
+      body: { name: 'Blank', options: { match: 'all', conditions: [] } },
+    });
+    const condition = { condition_type: 'TextMerge', field: 'MV_STATUS', op: 'is', value: 'VALID' };
+    const renamed = await api(account, `${path}/${saved.body.id}`, {
+      method: 'PATCH',
+      body: { name: 'Valid ones', options: { match: 'all', conditions: [condition] } },
+    });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.equal(renamed.body.name, 'Valid ones');
+    assert.equal(renamed.body.member_count, 1);
+    assertProblem(
+      await api(account, `${path}/${saved.body.id}`, {
+        method: 'PATCH',
+        body: { name: 'x', static_segment: [] },
+      }),
+      400,
+      'Invalid Resource',
+    );
+    assertProblem(
+      await api(account, `${path}/${saved.body.id}`, {
+        method: 'POST',
+        body: { members_to_add: ['a@example.com'] },
+      }),
+      400,
+      'Invalid Resource',
+    );
+
+    const list = await api(account, path, {
+      method: 'POST',
+      body: { name: 'Picked', static_segment: ['a@example.com', 'b@example.com'] },
+    });
+    assert.equal(list.body.type, 'static');
+    const members = () =>
+      mc
+        .segments(audience)
+        .find((segment) => segment.id === list.body.id)
+        ?.memberEmails.sort();
+    const replaced = await api(account, `${path}/${list.body.id}`, {
+      method: 'PATCH',
+      body: { name: 'Picked', static_segment: ['c@example.com', 'nobody@example.com'] },
+    });
+    assert.equal(replaced.status, 200);
+    assert.deepEqual(members(), ['c@example.com'], 'the list replaced; unknown addresses ignored');
+    assert.deepEqual(mc.member(audience, 'c@example.com')?.tags, ['Picked'], 'a static segment is a tag');
+    const changed = await api(account, `${path}/${list.body.id}`, {
+      method: 'POST',
+      body: { members_to_add: ['a@example.com', 'nobody@example.com'], members_to_remove: ['c@example.com'] },
+    });
+    assert.equal(changed.status, 200);
+    assert.deepEqual([changed.body.total_added, changed.body.total_removed], [1, 1]);
+    assert.deepEqual(changed.body.errors[0].email_addresses, ['nobody@example.com']);
+    assert.deepEqual(members(), ['a@example.com']);
+    const tooMany = Array.from({ length: 501 }, (_, i) => `x${i}@example.com`);
+    assertProblem(
+      await api(account, `${path}/${list.body.id}`, { method: 'POST', body: { members_to_add: tooMany } }),
+      400,
+      'Invalid Resource',
+    );
+    assertProblem(
+      await api(account, `${path}/${list.body.id}`, { method: 'PATCH', body: { name: 'x', options: {} } }),
+      400,
+      'Invalid Resource',
+    );
+
+    assert.equal((await api(account, `${path}/${list.body.id}`, { method: 'DELETE' })).status, 204);
+    assert.deepEqual(mc.member(audience, 'a@example.com')?.tags, [], 'the tag is gone, the contact is not');
+    assert.equal(mc.member(audience, 'a@example.com')?.status, 'subscribed');
+    assert.equal((await api(account, `${path}/${list.body.id}`)).status, 404);
+    assert.deepEqual(mc.destructiveCalls(account), []);
+  });
 });
 
 describe('batch operations', () => {
@@ -475,6 +554,31 @@ describe('campaigns', () => {
       400,
       'Bad Request',
     );
+  });
+
+  it("keeps a campaign's own conditions, and a tag's segment as its static_is condition", async () => {
+    const { account, audience } = mailvetAudience();
+    mc.addMember(audience, { email: 'a@example.com', mergeFields: { MV_STATUS: 'VALID' }, tags: ['vip'] });
+    mc.addMember(audience, { email: 'b@example.com', mergeFields: { MV_STATUS: 'INVALID' } });
+    const condition = { condition_type: 'TextMerge', field: 'MV_STATUS', op: 'is', value: 'VALID' };
+    const own = mc.addCampaign(account, {
+      audience,
+      title: 'Own',
+      segment: { match: 'all', conditions: [condition] },
+    });
+    const read = await api(account, `/campaigns/${own.id}`);
+    assert.deepEqual(read.body.recipients.segment_opts, { match: 'all', conditions: [condition] });
+    assert.equal(read.body.recipients.recipient_count, 1);
+    assert.deepEqual(mc.campaign(own).segment, { match: 'all', conditions: [condition] });
+    const vip = mc.segments(audience).find((segment) => segment.name === 'vip');
+    const tagged = mc.addCampaign(account, { audience, title: 'Tagged', savedSegmentId: vip?.id });
+    const opts = (await api(account, `/campaigns/${tagged.id}`)).body.recipients.segment_opts;
+    assert.equal(opts.saved_segment_id, vip?.id);
+    assert.deepEqual(opts.conditions, [
+      { condition_type: 'StaticSegment', field: 'static_segment', op: 'static_is', value: vip?.id },
+    ]);
+    const scheduled = mc.addCampaign(account, { audience, title: 'Later', status: 'schedule' });
+    assert.equal((await api(account, `/campaigns/${scheduled.id}`)).body.status, 'schedule');
   });
 });
 

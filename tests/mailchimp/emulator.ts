@@ -3,7 +3,8 @@
  * loopback, for testing Mailvet's Mailchimp integration (DESIGN §3.4) where Mailchimp cannot be
  * reached. The data centre is a path segment (`/{dc}/3.0/...`) where Mailchimp uses the host
  * `{dc}.api.mailchimp.com`. Routes: lists.ts (root, ping, lists, batch member update), members.ts,
- * merge-fields.ts, segments.ts, campaigns.ts, webhooks.ts, batches.ts; OAuth in oauth.ts.
+ * merge-fields.ts, segments.ts, segment-updates.ts, campaigns.ts, webhooks.ts, batches.ts; OAuth in
+ * oauth.ts.
  *
  * Checked against Mailchimp's reference and guides (and its OpenAPI description): Basic auth with any
  * user and the key as password; 10 simultaneous connections per key, the 11th answered 429;
@@ -15,11 +16,16 @@
  * ERROR_CONTACT_EXISTS, ERROR_GENERIC) and `total_created`/`total_updated`/`error_count`; new
  * audiences have FNAME, LNAME, ADDRESS, PHONE; merge-field types; tags → 204; segment condition types
  * and operators (a number merge field uses TextMerge with `greater`/`less`/`is` — there is no
- * `greaterthan`/`lessthan`); static segments are tags; campaign `status` values and
- * `recipients.segment_opts`; batch statuses and the `{status_code, operation_id, response}` archive, with
- * `response` a JSON string (as client libraries parse it); webhook events/sources flags, the GET check
- * on creation, form-encoded events with `fired_at` as `Y-m-d H:i:s`; OAuth endpoints, `expires_in: 0`,
- * `Authorization: OAuth` on metadata; POST creations answer 200, not 201.
+ * `greaterthan`/`lessthan`); static segments are tags; a segment's PATCH takes `options` or
+ * `static_segment` (never both; an empty `static_segment` empties it) and its batch add/remove
+ * (`POST .../segments/{id}`) at most 500 `members_to_add` / `members_to_remove`, addresses that are no
+ * list member ignored, answering `members_added`, `members_removed`, `errors`, `total_added`,
+ * `total_removed`, `error_count`; campaign `status` values (`save` is a draft) and
+ * `recipients.segment_opts` (`saved_segment_id`, or `match` and `conditions`); batch statuses and
+ * the `{status_code, operation_id, response}` archive, with `response` a JSON string (as client
+ * libraries parse it); webhook events/sources flags, the GET check on creation, form-encoded events
+ * with `fired_at` as `Y-m-d H:i:s`; OAuth endpoints, `expires_in: 0`, `Authorization: OAuth` on
+ * metadata; POST creations answer 200, not 201.
  *
  * Not confirmed, assumed here:
  * - A key on another data centre's path → 401 "API Key Invalid" (the glossary also lists 403
@@ -41,6 +47,12 @@
  *   enforced, though Mailchimp may not insist (a client that sends them works either way); once the
  *   campaign is not `save` → 400 "Bad Request" (wording unknown). Unsegmented campaigns have no
  *   `segment_opts`. `_links` are left out of every document; unknown `fields` names are ignored.
+ * - Segment PATCH requires `name`; a segment keeps its kind (`options` on a static one, or
+ *   `static_segment` on a saved one → 400). Batch add/remove on a saved segment → 400; addresses
+ *   that are no list member are listed in `errors` (message guessed). `DELETE` of a segment → 204, and
+ *   a static one's tag leaves its members. Segment members are returned as list members are (with
+ *   `tags`), though the reference's segment-member document has no `tags`. Campaign states kept:
+ *   `save`, `schedule`, `sending`, `sent`; a campaign to a tag has `static_is` on it as its condition.
  * - Webhook URL check: a GET within 5 s answering exactly 200, else 400 naming `url`. Omitted
  *   `events`/`sources` flags are false; duplicate URLs are allowed; no retries of failed deliveries;
  *   `data[id]` is the member's 10-hex `unique_email_id` (as Mailchimp's examples show 10 hex, not the
@@ -63,12 +75,15 @@ import type { MailchimpEmulator } from './types.ts';
 export { CONCURRENCY_LIMIT } from './server.ts';
 export type * from './types.ts';
 
-/** Starts the emulator on 127.0.0.1 (a free port); `oauth` enables the OAuth endpoints for that client. */
+/**
+ * Starts the emulator on 127.0.0.1 (`port`, a free one by default); `oauth` enables the OAuth
+ * endpoints for that client.
+ */
 export async function startMailchimpEmulator(
-  options: { oauth?: OAuthClient } = {},
+  options: { oauth?: OAuthClient; port?: number } = {},
 ): Promise<MailchimpEmulator> {
   const world = new World();
-  const server = await startApiServer(world, options.oauth);
+  const server = await startApiServer(world, options.oauth, options.port);
   const controls = emulatorControls(world);
   return Object.defineProperties(
     {

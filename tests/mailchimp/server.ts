@@ -14,6 +14,7 @@ import { memberRoutes } from './members.ts';
 import { mergeFieldRoutes } from './merge-fields.ts';
 import { handleOAuth, type OAuthClient } from './oauth.ts';
 import { McProblem, notFound } from './problems.ts';
+import { segmentUpdateRoutes } from './segment-updates.ts';
 import { segmentRoutes } from './segments.ts';
 import type { Account, World } from './state.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -33,7 +34,11 @@ export interface ApiServer {
 }
 
 /** Serves `world` on 127.0.0.1 (a free port, written to `world.origin`); `oauth` enables the OAuth endpoints. */
-export async function startApiServer(world: World, oauth: OAuthClient | undefined): Promise<ApiServer> {
+export async function startApiServer(
+  world: World,
+  oauth: OAuthClient | undefined,
+  port = 0,
+): Promise<ApiServer> {
   const background = new Set<Promise<void>>();
   let latencyMs = 0;
 
@@ -62,6 +67,7 @@ export async function startApiServer(world: World, oauth: OAuthClient | undefine
     ...memberRoutes,
     ...mergeFieldRoutes,
     ...segmentRoutes,
+    ...segmentUpdateRoutes,
     ...campaignRoutes,
     ...webhookRoutes,
     ...batches.routes,
@@ -132,7 +138,10 @@ export async function startApiServer(world: World, oauth: OAuthClient | undefine
       }
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   world.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {

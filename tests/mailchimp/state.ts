@@ -120,6 +120,9 @@ export interface Audience {
   webhooks: Map<string, Webhook>;
 }
 
+/** The campaign states the emulator keeps (Mailchimp has more: `paused`, `canceled`, `archived`...). */
+export type CampaignStatus = 'save' | 'schedule' | 'sending' | 'sent';
+
 export interface Campaign {
   id: string;
   webId: number;
@@ -127,7 +130,7 @@ export interface Campaign {
   listId: string;
   title: string;
   subjectLine: string;
-  status: 'save' | 'sent';
+  status: CampaignStatus;
   createdAt: Date;
   segmentOpts?: { saved_segment_id?: number; match?: string; conditions?: Record<string, unknown>[] };
 }

@@ -1,7 +1,7 @@
 /** The emulator's public types: the handles its add methods return and the `MailchimpEmulator` interface. */
-import type { DestructiveCall, MemberStatus, WebhookDelivery } from './state.ts';
+import type { CampaignStatus, DestructiveCall, MemberStatus, WebhookDelivery } from './state.ts';
 
-export type { DestructiveCall, MemberStatus, WebhookDelivery };
+export type { CampaignStatus, DestructiveCall, MemberStatus, WebhookDelivery };
 
 export interface EmulatedAccount {
   id: string;
@@ -27,8 +27,15 @@ export interface EmulatedCampaign {
   id: string;
   listId: string;
   title: string;
-  status: 'save' | 'sent';
+  status: CampaignStatus;
   savedSegmentId?: number;
+  /** The recipients' segment conditions (a saved segment's, or the campaign's own). */
+  segment?: SegmentConditions;
+}
+/** Segment conditions as Mailchimp writes them. */
+export interface SegmentConditions {
+  match: 'any' | 'all';
+  conditions: Record<string, unknown>[];
 }
 export interface EmulatedSegment {
   id: number;
@@ -84,9 +91,16 @@ export interface MailchimpEmulator {
     audience: Ref,
     options: { tag: string; name: string; type: string; options?: Record<string, unknown> },
   ): EmulatedMergeField;
+  /** A campaign to the audience: to all its subscribed members, a saved segment, or conditions of its own. */
   addCampaign(
     account: Ref,
-    options: { audience: Ref; title: string; savedSegmentId?: number; status?: 'save' | 'sent' },
+    options: {
+      audience: Ref;
+      title: string;
+      savedSegmentId?: number;
+      segment?: SegmentConditions;
+      status?: CampaignStatus;
+    },
   ): EmulatedCampaign;
   /** Its key now gets 401. */
   revokeKey(account: Ref): void;

@@ -18,12 +18,16 @@ import type {
   UserStore,
 } from '../../accounts/ports.ts';
 import type { IntegrationStore } from '../../integrations/ports.ts';
+import type { RunStore } from '../../integrations/runs/ports.ts';
+import type { ScheduleStore } from '../../integrations/schedules/ports.ts';
 import type { ListStore } from '../../lists/ports.ts';
 import type { Store } from '../../store.ts';
 import type { UsageMonth } from '../../usage/months.ts';
 import type { Ceiling, DailyUsage, Usage, UsageOwner, Used } from '../../usage/ports.ts';
 import { KyselyIntegrationStore } from './kysely-integration-store.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
+import { KyselyRunStore } from './kysely-run-store.ts';
+import { KyselyScheduleStore } from './kysely-schedule-store.ts';
 import { KyselyUserStore } from './kysely-user-store.ts';
 import type { AccountsTable, ApiKeysTable, DatabaseSchema } from './schema.ts';
 import { readRow, refundRows } from './usage-queries.ts';
@@ -49,6 +53,8 @@ export class KyselyStore implements Store {
   readonly lists: ListStore;
   readonly users: UserStore;
   readonly integrations: IntegrationStore;
+  readonly runs: RunStore;
+  readonly schedules: ScheduleStore;
   readonly #db: Kysely<DatabaseSchema>;
   readonly #charges: UsageCharges;
 
@@ -65,6 +71,8 @@ export class KyselyStore implements Store {
     this.lists = new KyselyListStore(db, listWrites, kind);
     this.users = new KyselyUserStore(db);
     this.integrations = new KyselyIntegrationStore(db);
+    this.runs = new KyselyRunStore(db);
+    this.schedules = new KyselyScheduleStore(db);
   }
 
   async createAccount(input: NewAccount): Promise<Account> {

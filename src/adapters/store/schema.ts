@@ -196,6 +196,55 @@ export interface IntegrationWatchMembersTable {
   verified_at: string;
 }
 
+/** `integration_runs` (migration 0010): `request` and the counters' JSON columns are text. */
+export interface IntegrationRunsTable {
+  id: string;
+  account_id: string;
+  integration_id: string;
+  audience_id: string;
+  audience_name: string;
+  /** `<integration>:<audience>` while the run has not ended, else null: unique. */
+  active_audience: string | null;
+  trigger: string;
+  schedule_id: string | null;
+  state: string;
+  request: string;
+  list_id: string | null;
+  changed_since: string | null;
+  read_at: string | null;
+  members: Generated<number>;
+  written: Generated<number>;
+  write_errors: Generated<number>;
+  write_cursor: Generated<number>;
+  pending_jobs: Generated<string>;
+  categories: string | null;
+  message: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** `integration_schedules` (migration 0011): `statuses` and `write_back` are JSON text; `paused` 0 or 1. */
+export interface IntegrationSchedulesTable {
+  id: string;
+  account_id: string;
+  integration_id: string;
+  audience_id: string;
+  cron: string;
+  timezone: string;
+  scope: string;
+  stale_days: number;
+  statuses: string;
+  write_back: string | null;
+  paused: number;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  last_run_id: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -211,4 +260,6 @@ export interface DatabaseSchema {
   integrations: IntegrationsTable;
   integration_watches: IntegrationWatchesTable;
   integration_watch_members: IntegrationWatchMembersTable;
+  integration_runs: IntegrationRunsTable;
+  integration_schedules: IntegrationSchedulesTable;
 }

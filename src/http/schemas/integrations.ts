@@ -56,9 +56,8 @@ export const audienceListSchema = {
           name: { type: 'string' },
           member_count: { type: 'integer', minimum: 0 },
           last_run: {
-            type: ['object', 'null'],
             description: "The audience's latest run; null when it has none.",
-            additionalProperties: true,
+            anyOf: [{ $ref: 'Run#' }, { type: 'null' }],
           },
         },
       },

@@ -6,9 +6,12 @@
 
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { accountSchemas } from './accounts.ts';
+import { campaignCheckSchemas } from './campaign-checks.ts';
 import { integrationSchemas } from './integrations.ts';
 import { createdListSchema, listPageSchema, listSchema } from './list.ts';
 import { bulkResponseSchema, verificationResultSchema } from './result.ts';
+import { runSchemas } from './runs.ts';
+import { scheduleSchemas } from './schedules.ts';
 
 /** Shared schema `Error`: the body of every error response. */
 export const errorBodySchema = {
@@ -68,6 +71,9 @@ export const sharedSchemas = [
   listPageSchema,
   ...accountSchemas,
   ...integrationSchemas,
+  ...campaignCheckSchemas,
+  ...runSchemas,
+  ...scheduleSchemas,
 ] as const;
 
 const integerHeader = (description: string) => ({ type: 'integer', description }) as const;

@@ -8,9 +8,10 @@
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
+import { type Category, categoryOf } from '../categories.ts';
 import type { MemberResult, WriteBackOptions, WriteOutcome } from '../ports.ts';
 import type { MailchimpClient } from './client.ts';
-import { CATEGORY_TAGS, type Category, categoryOf } from './write-back.ts';
+import { CATEGORY_TAGS } from './write-back.ts';
 
 interface Operation {
   method: 'PATCH' | 'POST';

@@ -4,6 +4,7 @@
  * audience for write-back (merge fields and saved segments, created once).
  */
 import { createHash } from 'node:crypto';
+import type { Campaign, ExcludedSegment, Exclusion, Recipient } from '../campaign-ports.ts';
 import type {
   Audience,
   InFlightLimiter,
@@ -20,6 +21,8 @@ import type {
   WriteOutcome,
 } from '../ports.ts';
 import { batchOutcome, submitBatch, writeOperations } from './batch-writes.ts';
+import { excludeFromCampaign } from './campaign-exclusion.ts';
+import { readCampaign, readRecipients } from './campaigns.ts';
 import { DATA_CENTRE, MailchimpClient, MailchimpError } from './client.ts';
 import { MailchimpOAuth } from './oauth.ts';
 import { MERGE_FIELDS, SCORE_SEGMENTS } from './write-back.ts';
@@ -211,6 +214,18 @@ class MailchimpSession implements ProviderSession {
     } catch (error) {
       if (!(error instanceof MailchimpError && error.status === 404)) throw error;
     }
+  }
+
+  campaign(campaignId: string): Promise<Campaign | null> {
+    return readCampaign(this.client, campaignId);
+  }
+
+  campaignRecipients(campaign: Campaign): AsyncIterable<Recipient[]> {
+    return readRecipients(this.client, campaign);
+  }
+
+  excludeFromCampaign(campaign: Campaign, exclusion: Exclusion): Promise<ExcludedSegment> {
+    return excludeFromCampaign(this.client, campaign, exclusion);
   }
 
   async prepareWriteBack(audienceId: string, options: WriteBackOptions): Promise<void> {

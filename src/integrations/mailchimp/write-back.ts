@@ -2,7 +2,7 @@
  * What Mailvet writes to a Mailchimp audience (DESIGN §3.4; docs/integrations/mailchimp.md): the
  * names of the merge fields, tags and saved segments, and the categories statuses fall in.
  */
-import type { Status } from '../../verification/report.ts';
+import type { Category } from '../categories.ts';
 
 /** The merge fields, with Mailchimp's types. */
 export const MERGE_FIELDS = [
@@ -11,28 +11,12 @@ export const MERGE_FIELDS = [
   { tag: 'MV_CHECKED', name: 'Mailvet checked', type: 'date', options: { date_format: 'YYYY-MM-DD' } },
 ] as const;
 
-export type Category = 'valid' | 'risky' | 'invalid';
-
 /** The tag of each category: exactly one of them is active on a verified member. */
 export const CATEGORY_TAGS: Readonly<Record<Category, string>> = {
   valid: 'mailvet-valid',
   risky: 'mailvet-risky',
   invalid: 'mailvet-invalid',
 };
-
-/** The category of a status. */
-export function categoryOf(status: Status): Category {
-  switch (status) {
-    case 'VALID':
-      return 'valid';
-    case 'PROBABLY_VALID':
-    case 'ROLE_BASED':
-    case 'DISPOSABLE':
-      return 'risky';
-    default:
-      return 'invalid';
-  }
-}
 
 /**
  * The saved segments on `MV_SCORE`. Mailchimp compares number merge fields with TextMerge

@@ -13,6 +13,8 @@ import * as chargeMonth from './0006-charge-month.ts';
 import { accountsOwnPlans } from './0007-accounts-own-plans.ts';
 import * as integrations from './0008-integrations.ts';
 import * as integrationWatches from './0009-integration-watches.ts';
+import * as integrationRuns from './0010-integration-runs.ts';
+import * as integrationSchedules from './0011-integration-schedules.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -31,6 +33,8 @@ export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): Mig
         '0007-accounts-own-plans': accountsOwnPlans(plans),
         '0008-integrations': integrations,
         '0009-integration-watches': integrationWatches,
+        '0010-integration-runs': integrationRuns,
+        '0011-integration-schedules': integrationSchedules,
       }),
   };
 }

@@ -8,7 +8,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
+import type { CampaignCheckService } from '../../../integrations/campaign-check.ts';
 import type { IntegrationService } from '../../../integrations/integration-service.ts';
+import type { RunService } from '../../../integrations/runs/run-service.ts';
+import type { ScheduleService } from '../../../integrations/schedules/schedule-service.ts';
 import type { WatchService } from '../../../integrations/watches.ts';
 import type { ListService } from '../../../lists/list-service.ts';
 import type { Store } from '../../../store.ts';
@@ -22,7 +25,10 @@ import { accountRoutes } from './accounts/account.ts';
 import { keyRoutes } from './accounts/keys.ts';
 import { publicSessionRoutes, sessionRoutes } from './accounts/session.ts';
 import { bulkRoute } from './bulk.ts';
+import { campaignCheckRoutes } from './integrations/campaign-checks.ts';
 import { integrationRoutes } from './integrations/index.ts';
+import { runRoutes } from './integrations/runs.ts';
+import { scheduleRoutes } from './integrations/schedules.ts';
 import { listRoutes } from './lists/index.ts';
 import { verifyRoute } from './verify.ts';
 
@@ -48,6 +54,12 @@ export interface V1Deps {
   /** Connected email platforms and their watches; without them the integration routes are absent. */
   integrations?: IntegrationService;
   watches?: WatchService;
+  /** The pre-campaign check; without it its route is absent. */
+  campaignChecks?: CampaignCheckService;
+  /** Runs of integrations; without them their routes are absent. */
+  runs?: RunService;
+  /** Schedules of integration runs; without them their routes are absent. */
+  schedules?: ScheduleService;
   /** Signs webhooks: the per-list webhook secret is derived from it. */
   secretKey?: Buffer;
   /** A list upload whose body stops arriving for this long is refused (408), ms. */
@@ -85,8 +97,16 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
     }
     await authed.register(accountRoutes, { store, now: deps.now });
     if (deps.integrations !== undefined && deps.watches !== undefined) {
-      await authed.register(integrationRoutes, { integrations: deps.integrations, watches: deps.watches });
+      await authed.register(integrationRoutes, {
+        integrations: deps.integrations,
+        watches: deps.watches,
+        runs: deps.runs,
+      });
     }
+    if (deps.runs !== undefined) await authed.register(runRoutes, { runs: deps.runs });
+    if (deps.campaignChecks !== undefined)
+      await authed.register(campaignCheckRoutes, { campaignChecks: deps.campaignChecks });
+    if (deps.schedules !== undefined) await authed.register(scheduleRoutes, { schedules: deps.schedules });
     if (sessionDeps !== undefined) {
       await authed.register(sessionRoutes, sessionDeps);
       await authed.register(keyRoutes, { store, now: deps.now });

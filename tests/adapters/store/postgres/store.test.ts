@@ -8,6 +8,8 @@ import { after, test } from 'node:test';
 import pg from 'pg';
 import type { StoreOptions } from '../../../../src/adapters/store/open-store.ts';
 import { requirePostgres } from '../../../helpers/services.ts';
+import { runStoreContract } from '../run-store-contract.ts';
+import { scheduleStoreContract } from '../schedule-store-contract.ts';
 import { storeContract } from '../store-contract.ts';
 
 const postgres = await requirePostgres('PostgreSQL store suite');
@@ -35,4 +37,6 @@ if (postgres.url === null) {
   };
 
   storeContract({ kind: 'postgres', options: await freshSchema(), freshDatabase: freshSchema });
+  runStoreContract({ kind: 'postgres', options: await freshSchema(), freshDatabase: freshSchema });
+  scheduleStoreContract({ kind: 'postgres', options: await freshSchema(), freshDatabase: freshSchema });
 }

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { migrateOnly, openStore } from '../../../../src/adapters/store/open-store.ts';
+import { runStoreContract } from '../run-store-contract.ts';
+import { scheduleStoreContract } from '../schedule-store-contract.ts';
 import { storeContract } from '../store-contract.ts';
 import { ALL_MIGRATIONS } from '../store-fixtures.ts';
 
@@ -18,6 +20,16 @@ let freshCount = 0;
 storeContract({
   kind: 'sqlite',
   options: { dataDir: join(root, 'suite') },
+  freshDatabase: () => Promise.resolve({ dataDir: join(root, `fresh-${freshCount++}`) }),
+});
+runStoreContract({
+  kind: 'sqlite',
+  options: { dataDir: join(root, 'runs') },
+  freshDatabase: () => Promise.resolve({ dataDir: join(root, `fresh-${freshCount++}`) }),
+});
+scheduleStoreContract({
+  kind: 'sqlite',
+  options: { dataDir: join(root, 'schedules') },
   freshDatabase: () => Promise.resolve({ dataDir: join(root, `fresh-${freshCount++}`) }),
 });
 

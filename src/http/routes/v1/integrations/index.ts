@@ -4,12 +4,9 @@
  * audiences. With a key or a session; another account's integration is a 404.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import {
-  ConnectRefused,
-  IntegrationDisconnected,
-  type IntegrationService,
-} from '../../../../integrations/integration-service.ts';
+import { ConnectRefused, type IntegrationService } from '../../../../integrations/integration-service.ts';
 import { type Integration, ProviderError, type Watch } from '../../../../integrations/ports.ts';
+import type { RunService } from '../../../../integrations/runs/run-service.ts';
 import type { WatchService } from '../../../../integrations/watches.ts';
 import { ApiError, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
@@ -22,10 +19,14 @@ import {
   watchParams,
 } from '../../../schemas/integrations.ts';
 import { authedErrorResponses, okResponse } from '../../../schemas/responses.ts';
+import { integrationNotFound, providerFailure } from './failures.ts';
+import { runView } from './runs.ts';
 
 export interface IntegrationRoutesDeps {
   integrations: IntegrationService;
   watches: WatchService;
+  /** For each audience's last run. */
+  runs?: RunService | undefined;
 }
 
 const errors = authedErrorResponses;
@@ -34,7 +35,7 @@ const tags = ['integrations'];
 
 export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = async (
   app,
-  { integrations, watches },
+  { integrations, watches, runs },
 ) => {
   app.register(async (writes) => {
     await writes.register(jsonBodyPlugin);
@@ -143,12 +144,13 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
         throw providerFailure(error);
       }
       if (audiences === null) throw integrationNotFound();
+      const latest = (await runs?.latest(callerOf(request).accountId, request.params.id)) ?? new Map();
       return {
         audiences: audiences.map((audience) => ({
           id: audience.id,
           name: audience.name,
           member_count: audience.memberCount,
-          last_run: null,
+          last_run: latest.has(audience.id) ? runView(latest.get(audience.id)!) : null,
         })),
       };
     },
@@ -262,21 +264,4 @@ export function integrationView(integration: Integration) {
     message: integration.message,
     created_at: integration.createdAt,
   };
-}
-
-function integrationNotFound(): ApiError {
-  return new ApiError('not_found', { message: 'No such integration' });
-}
-
-/** The platform's refusals and failures as the API's errors; anything else is ours (500). */
-function providerFailure(error: unknown): unknown {
-  if (error instanceof IntegrationDisconnected) {
-    return new ApiError('integration_disconnected', { message: error.message });
-  }
-  if (error instanceof ProviderError) {
-    return new ApiError('provider_unavailable', {
-      message: `The email platform did not answer as expected (${error.status ?? 'no answer'}); try again in a few minutes`,
-    });
-  }
-  return error;
 }

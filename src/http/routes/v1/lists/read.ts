@@ -5,7 +5,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ListService } from '../../../../lists/list-service.ts';
 import { listView } from '../../../../lists/list-view.ts';
-import { listNotFound, validationFailed } from '../../../errors.ts';
+import { decodeCursor, encodeCursor, pageLimit, pageQuerySchema } from '../../../cursor.ts';
+import { listNotFound } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { apiErrorResponses, okResponse } from '../../../schemas/responses.ts';
 import { type ListIdParams, listIdParams } from './params.ts';
@@ -14,13 +15,7 @@ export interface ListReadDeps {
   lists: Pick<ListService, 'get' | 'page'>;
 }
 
-const pageQuery = {
-  type: 'object',
-  properties: {
-    limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Lists per page, 1 to 100 (default 20).' },
-    cursor: { type: 'string', maxLength: 200, description: '`next_cursor` of the previous page.' },
-  },
-} as const;
+const pageQuery = pageQuerySchema('Lists');
 
 const errors = apiErrorResponses({
   400: ['bad_request'],
@@ -45,10 +40,7 @@ export const listReadRoutes: FastifyPluginAsync<ListReadDeps> = async (app, { li
       },
     },
     async (request) => {
-      const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
-      if (limit < 1 || limit > 100) {
-        throw validationFailed([{ field: 'limit', message: 'Must be an integer from 1 to 100' }]);
-      }
+      const limit = pageLimit(request.query.limit);
       const after = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
       const page = await lists.page(callerOf(request).accountId, limit + 1, after);
       const shown = page.slice(0, limit);
@@ -78,17 +70,3 @@ export const listReadRoutes: FastifyPluginAsync<ListReadDeps> = async (app, { li
     },
   );
 };
-
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
-  } catch {
-    // Falls through to the validation error: a cursor is opaque, and this one was not ours.
-  }
-  throw validationFailed([{ field: 'cursor', message: 'Not a cursor from a previous page' }]);
-}
