@@ -52,6 +52,8 @@ export interface IntegrationStore {
    * never verified through it or last before `notSince`; false otherwise (a replayed event). Atomic.
    */
   claimWatchMember(watchId: string, memberId: string, at: string, notSince: string): Promise<boolean>;
+  /** Gives back the claim made at `at` (nothing was verified): the member may be claimed again at once. */
+  releaseWatchMember(watchId: string, memberId: string, at: string): Promise<void>;
 }
 
 /** A watched audience: new subscribers are verified and written back as they arrive. */

@@ -18,8 +18,14 @@ export const WATCH_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export interface WatchServiceDeps {
   integrations: Pick<IntegrationService, 'get' | 'withSession'>;
   store: IntegrationStore;
-  /** Verifies on the account's quota; null when the quota is used up. */
-  verify: (accountId: string, email: string) => Promise<{ status: Status; score: number } | null>;
+  /**
+   * Verifies on the account's quota; null when the quota is used up. `ourFailure`: our own resolver
+   * failed, so the result says nothing about the address and is not written.
+   */
+  verify: (
+    accountId: string,
+    email: string,
+  ) => Promise<{ status: Status; score: number; ourFailure?: boolean } | null>;
   /** The hook URL of a token (MAILVET_PUBLIC_URL's). */
   hookUrl: (token: string) => string;
   log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
@@ -33,6 +39,10 @@ export interface SubscribeEvent {
   email: string;
 }
 
+/** Events worked on at once in this process, and waiting at most. */
+const MAX_ACTIVE_EVENTS = 4;
+const MAX_WAITING_EVENTS = 1000;
+
 /** What a watch writes for a new subscriber: its fields and category tag. */
 const WATCH_WRITES = { fields: true, tags: true, segments: false, unsubscribeInvalid: false } as const;
 
@@ -41,6 +51,7 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 export class WatchService {
   readonly #deps: WatchServiceDeps;
   readonly #running = new Set<Promise<void>>();
+  readonly #waiting: Array<() => Promise<void>> = [];
 
   constructor(deps: WatchServiceDeps) {
     this.#deps = deps;
@@ -123,21 +134,39 @@ export class WatchService {
     if (watch === null) return false;
     if (event.type !== 'subscribe' || event.audienceId !== watch.audienceId || event.email === '')
       return true;
-    const work = this.#process(watch, event.email)
-      .catch((error: unknown) =>
-        this.#deps.log('warn', 'a watched subscriber could not be verified', {
-          err: error,
-          watchId: watch.id,
-        }),
-      )
-      .finally(() => this.#running.delete(work));
-    this.#running.add(work);
+    // A burst (an import fires thousands of events) waits its turn, within a bound: past it the
+    // event is dropped with a warning (a run of the audience checks those members).
+    if (this.#waiting.length >= MAX_WAITING_EVENTS) {
+      this.#deps.log('warn', 'a watched subscriber was not verified: too many events at once', {
+        watchId: watch.id,
+      });
+      return true;
+    }
+    this.#waiting.push(() => this.#process(watch, event.email));
+    this.#pump();
     return true;
   }
 
-  /** Waits for the events being worked on (tests; a graceful stop). */
+  /** Starts waiting events while fewer than MAX_ACTIVE_EVENTS are being worked on. */
+  #pump(): void {
+    while (this.#running.size < MAX_ACTIVE_EVENTS) {
+      const next = this.#waiting.shift();
+      if (next === undefined) return;
+      const work: Promise<void> = next()
+        .catch((error: unknown) =>
+          this.#deps.log('warn', 'a watched subscriber could not be verified', { err: error }),
+        )
+        .finally(() => {
+          this.#running.delete(work);
+          this.#pump();
+        });
+      this.#running.add(work);
+    }
+  }
+
+  /** Waits for the events being worked on and waiting (tests; a graceful stop). */
   async idle(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
   }
 
   async #process(watch: Watch, email: string): Promise<void> {
@@ -150,21 +179,37 @@ export class WatchService {
     if (member === null || member.status !== 'subscribed') return;
     const now = this.#now();
     const since = new Date(now.getTime() - WATCH_REPLAY_WINDOW_MS).toISOString();
-    if (!(await this.#deps.store.claimWatchMember(watch.id, member.id, now.toISOString(), since))) return;
-    const verified = await this.#deps.verify(watch.accountId, member.email);
-    if (verified === null) {
-      this.#deps.log('info', 'a watched subscriber was not verified: the monthly quota is used up', {
-        watchId: watch.id,
-      });
-      return;
+    const at = now.toISOString();
+    if (!(await this.#deps.store.claimWatchMember(watch.id, member.id, at, since))) return;
+    // Unless its result is written, the claim is given back: a later event (or a replay once the
+    // quota is back) verifies the member then, instead of a day later.
+    let written = false;
+    try {
+      const verified = await this.#deps.verify(watch.accountId, member.email);
+      if (verified === null) {
+        this.#deps.log('info', 'a watched subscriber was not verified: the monthly quota is used up', {
+          watchId: watch.id,
+        });
+        return;
+      }
+      // Our own resolver failed: the status says nothing about the address.
+      if (verified.ourFailure === true) return;
+      await this.#deps.integrations.withSession(integration, (session) =>
+        session.writeMember(
+          watch.audienceId,
+          {
+            memberId: member.id,
+            status: verified.status,
+            score: verified.score,
+            checkedOn: at.slice(0, 10),
+          },
+          WATCH_WRITES,
+        ),
+      );
+      written = true;
+    } finally {
+      if (!written) await this.#deps.store.releaseWatchMember(watch.id, member.id, at);
     }
-    await this.#deps.integrations.withSession(integration, (session) =>
-      session.writeMember(
-        watch.audienceId,
-        { memberId: member.id, ...verified, checkedOn: now.toISOString().slice(0, 10) },
-        WATCH_WRITES,
-      ),
-    );
   }
 
   #now(): Date {

@@ -109,6 +109,48 @@ test('write-back preparation: three merge fields and three score segments, made 
   assert.equal(emulator.mergeFields(audience).filter((field) => field.tag.startsWith('MV_')).length, 3);
 });
 
+test('write-back preparation survives a lost answer: a create that worked is not made twice, nor an error', async () => {
+  const audience = emulator.addAudience(account, { name: 'Lost answers' });
+  const impatient = new MailchimpProvider({
+    baseUrlTemplate: emulator.baseUrlTemplate.replace(/\/3\.0$/, ''),
+    limiter: new MemoryInFlightLimiter(),
+    fetch,
+    retry: { baseDelayMs: 1, maxDelayMs: 5 },
+  }).session({ kind: 'api_key', secret: account.apiKey, dc: 'us21' }, 'test');
+  // The first merge field's and the first segment's creations are made, then their answers lost:
+  // Mailchimp would refuse a second merge field of the tag, but would make a second segment of
+  // the name, so the client asks whether the thing exists before it tries again.
+  emulator.injectFaults(account, { status: 500, count: 1, method: 'POST', afterHandling: true });
+  await impatient.prepareWriteBack(audience.id, {
+    fields: true,
+    tags: false,
+    segments: false,
+    unsubscribeInvalid: false,
+  });
+  emulator.injectFaults(account, { status: 503, count: 1, method: 'POST', afterHandling: true });
+  await impatient.prepareWriteBack(audience.id, {
+    fields: true,
+    tags: false,
+    segments: true,
+    unsubscribeInvalid: false,
+  });
+  assert.deepEqual(
+    emulator
+      .mergeFields(audience)
+      .map((field) => field.tag)
+      .filter((tag) => tag.startsWith('MV_'))
+      .sort(),
+    ['MV_CHECKED', 'MV_SCORE', 'MV_STATUS'],
+  );
+  assert.deepEqual(
+    emulator
+      .segments(audience)
+      .map((segment) => segment.name)
+      .sort(),
+    ['Mailvet score 0-49', 'Mailvet score 50-79', 'Mailvet score 80-100'],
+  );
+});
+
 /** Polls the job until Mailchimp has finished it. */
 async function finished(jobId: string) {
   for (let i = 0; i < 200; i++) {

@@ -133,6 +133,55 @@ test('a watch registers a checked webhook; a new subscriber is verified and writ
   assert.equal(await verificationsCharged(), before + 1);
 });
 
+test('a subscriber not verified for want of quota is verified on a later event once quota is back, not a day later', async () => {
+  const [webhook] = emulator.webhooks(audience);
+  const used = await verificationsCharged();
+  await t.store.updateAccount(t.keyRecord.accountId, { monthlyQuota: used });
+  const email = 'u0002@d0004.bench.test';
+  await emulator.fireSubscribe(audience, email);
+  await t.watchesIdle();
+  assert.equal(emulator.member(audience, email)?.mergeFields.MV_STATUS, undefined, 'no quota: not written');
+  assert.equal(await verificationsCharged(), used);
+
+  await t.store.updateAccount(t.keyRecord.accountId, { monthlyQuota: used + 10 });
+  const replay = new URLSearchParams({
+    type: 'subscribe',
+    'data[list_id]': audience.id,
+    'data[email]': email,
+  });
+  assert.equal((await fetch(webhook!.url, { method: 'POST', body: replay })).status, 200);
+  await t.watchesIdle();
+  assert.equal(emulator.member(audience, email)?.mergeFields.MV_STATUS, 'PROBABLY_VALID');
+  assert.equal(await verificationsCharged(), used + 1);
+});
+
+test('a burst of events is worked on a few at a time, not all at once', async () => {
+  const [webhook] = emulator.webhooks(audience);
+  emulator.resetStats(shop);
+  emulator.latencyMs = 20;
+  try {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        fetch(webhook!.url, {
+          method: 'POST',
+          body: new URLSearchParams({
+            type: 'subscribe',
+            'data[list_id]': audience.id,
+            'data[email]': `burst${i}@d0005.bench.test`,
+          }),
+        }),
+      ),
+    );
+    assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]));
+    await t.watchesIdle();
+    const stats = emulator.stats(shop);
+    assert.equal(stats.requests, 40, 'each event read back once');
+    assert.ok(stats.maxInFlight <= 4, `at most 4 at once, saw ${stats.maxInFlight}`);
+  } finally {
+    emulator.latencyMs = 0;
+  }
+});
+
 test('forged events: an unknown token is 404; an address that is no subscribed member does nothing', async () => {
   const [webhook] = emulator.webhooks(audience);
   const forged = `${origin}/hooks/mailchimp/${'A'.repeat(43)}`;

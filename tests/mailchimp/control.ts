@@ -177,11 +177,13 @@ export function emulatorControls(world: World): EmulatorControls {
     oauthLoginAs: (ref) => {
       world.oauthUser = ref === 'deny' ? 'deny' : accountOf(ref).id;
     },
-    injectFaults: (ref, { status, count, retryAfterSeconds }) => {
+    injectFaults: (ref, { status, count, retryAfterSeconds, method, afterHandling }) => {
       accountOf(ref).faults.push({
         status,
         remaining: count,
         ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+        ...(method === undefined ? {} : { method }),
+        ...(afterHandling === undefined ? {} : { afterHandling }),
       });
     },
     stats: (ref) => {

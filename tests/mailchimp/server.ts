@@ -16,7 +16,7 @@ import { handleOAuth, type OAuthClient } from './oauth.ts';
 import { McProblem, notFound } from './problems.ts';
 import { segmentUpdateRoutes } from './segment-updates.ts';
 import { segmentRoutes } from './segments.ts';
-import type { Account, World } from './state.ts';
+import type { Account, Fault, World } from './state.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Mailchimp's limit of simultaneous connections per account. */
@@ -93,17 +93,18 @@ export async function startApiServer(
     try {
       await sleep(latencyMs);
       const fault = account.faults[0];
-      if (fault) {
+      const faulty = fault !== undefined && (fault.method === undefined || fault.method === method);
+      if (faulty) {
         if (--fault.remaining <= 0) account.faults.shift();
-        const headers: Record<string, string> =
-          fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
-        throw new McProblem(
-          fault.status === 429 ? 'tooManyRequests' : fault.status === 500 ? 'internal' : 'unavailable',
-          undefined,
-          undefined,
-          headers,
-        );
       }
+      const failWith = (chosen: Fault) =>
+        new McProblem(
+          chosen.status === 429 ? 'tooManyRequests' : chosen.status === 500 ? 'internal' : 'unavailable',
+          undefined,
+          undefined,
+          chosen.retryAfterSeconds === undefined ? {} : { 'retry-after': String(chosen.retryAfterSeconds) },
+        );
+      if (faulty && !fault.afterHandling) throw failWith(fault);
       let body: unknown;
       if (raw.trim() !== '' && method !== 'GET') {
         try {
@@ -112,7 +113,9 @@ export async function startApiServer(
           throw new McProblem('jsonParse');
         }
       }
-      send(res, await run(account, { method, path, query: url.searchParams, body }, 'api'));
+      const answer = await run(account, { method, path, query: url.searchParams, body }, 'api');
+      if (faulty) throw failWith(fault);
+      send(res, answer);
     } finally {
       account.inFlight--;
     }

@@ -34,6 +34,10 @@ export interface Fault {
   status: 429 | 500 | 503;
   remaining: number;
   retryAfterSeconds?: number;
+  /** Only requests of this method count (and fail). */
+  method?: string;
+  /** The request is carried out, then its answer replaced by the fault (an answer lost on the way back). */
+  afterHandling?: boolean;
 }
 
 export interface Account {

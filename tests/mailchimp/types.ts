@@ -108,10 +108,20 @@ export interface MailchimpEmulator {
   revokeTokens(account: Ref): void;
   /** Who authorizes at the OAuth page: an account, or `deny` (redirect with `error=access_denied`). */
   oauthLoginAs(account: Ref | 'deny'): void;
-  /** The next `count` API requests of the account answer `status` (429 with Retry-After if given). */
+  /**
+   * The next `count` API requests of the account (of `method` only, when given) answer `status`
+   * (429 with Retry-After if given); with `afterHandling`, each is carried out first and its answer
+   * then lost (replaced by the fault).
+   */
   injectFaults(
     account: Ref,
-    fault: { status: 429 | 500 | 503; count: number; retryAfterSeconds?: number },
+    fault: {
+      status: 429 | 500 | 503;
+      count: number;
+      retryAfterSeconds?: number;
+      method?: string;
+      afterHandling?: boolean;
+    },
   ): void;
   /** Added to every API request (settable). */
   latencyMs: number;

@@ -147,6 +147,16 @@ export class KyselyIntegrationStore implements IntegrationStore {
       .executeTakeFirst();
     return Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
+
+  async releaseWatchMember(watchId: string, memberId: string, at: string): Promise<void> {
+    // Only the claim made then: a later one (another event, a day on) is not ours to give back.
+    await this.#db
+      .deleteFrom('integration_watch_members')
+      .where('watch_id', '=', watchId)
+      .where('member_id', '=', memberId)
+      .where('verified_at', '=', at)
+      .execute();
+  }
 }
 
 function toWatch(row: Selectable<IntegrationWatchesTable>): Watch {

@@ -110,6 +110,15 @@ export class MailchimpClient {
     return this.request<T>('POST', path, { body, query });
   }
 
+  /**
+   * Creates something at most once: when an attempt's answer is lost (a 5xx, or a failure after
+   * the request went out) the creation may have happened, so `exists` is asked before trying again.
+   * Resolves when it was created, by this call or by an attempt whose answer was lost.
+   */
+  async create(path: string, body: unknown, exists: () => Promise<boolean>): Promise<void> {
+    await this.request('POST', path, { body, done: exists });
+  }
+
   patch<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PATCH', path, { body });
   }
@@ -122,8 +131,16 @@ export class MailchimpClient {
     return this.request<void>('DELETE', path, {});
   }
 
-  /** One API call with the account's slot held, retried as the header says; the parsed JSON (undefined for 204). */
-  async request<T>(method: string, path: string, options: { query?: Query; body?: unknown }): Promise<T> {
+  /**
+   * One API call with the account's slot held, retried as the header says; the parsed JSON
+   * (undefined for 204). With `done`, an attempt that may have been carried out is not repeated
+   * when `done` says its effect is there (the answer is then undefined).
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    options: { query?: Query; body?: unknown; done?: () => Promise<boolean> },
+  ): Promise<T> {
     const url = new URL(`${this.#base}${path.startsWith('/') ? path : `/${path}`}`);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -136,6 +153,7 @@ export class MailchimpClient {
       if (outcome.kind === 'fail') throw outcome.error;
       lastProblem = outcome;
       if (attempt < attempts) await this.#options.sleep(this.#delay(attempt, outcome.retryAfterMs));
+      if (outcome.maybeDone && options.done !== undefined && (await options.done())) return undefined as T;
     }
     const last = lastProblem!;
     throw new MailchimpError(
@@ -165,6 +183,8 @@ export class MailchimpClient {
         problem: MailchimpProblem;
         message: string;
         retryAfterMs?: number;
+        /** The request went out and may have been carried out (its answer lost, or a 5xx). */
+        maybeDone: boolean;
       }
   > {
     let release: () => void;
@@ -178,6 +198,7 @@ export class MailchimpClient {
         status: null,
         problem: {},
         message: `${method} ${url.pathname} not sent (${message})`,
+        maybeDone: false,
       };
     }
     let response: Response;
@@ -201,6 +222,7 @@ export class MailchimpClient {
         status: null,
         problem: {},
         message: `${method} ${url.pathname} failed (${message})`,
+        maybeDone: true,
       };
     } finally {
       release();
@@ -225,6 +247,8 @@ export class MailchimpClient {
         problem,
         message,
         retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+        // A 429 was refused before any work; a 5xx may come from a proxy after the work was done.
+        maybeDone: response.status !== 429,
       };
     }
     return { kind: 'fail', error: new MailchimpError(response.status, problem, `Mailchimp: ${message}`) };

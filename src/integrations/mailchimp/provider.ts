@@ -238,7 +238,15 @@ class MailchimpSession implements ProviderSession {
       });
       const tags = new Set(existing.merge_fields.map((field) => field.tag));
       for (const field of MERGE_FIELDS) {
-        if (!tags.has(field.tag)) await this.client.post(`${list}/merge-fields`, { ...field, public: false });
+        if (tags.has(field.tag)) continue;
+        await this.client.create(`${list}/merge-fields`, { ...field, public: false }, async () =>
+          (
+            await this.client.get<MergeFieldsAnswer>(`${list}/merge-fields`, {
+              count: PAGE,
+              fields: 'merge_fields.tag',
+            })
+          ).merge_fields.some((each) => each.tag === field.tag),
+        );
       }
     }
     if (options.segments) {
@@ -250,17 +258,28 @@ class MailchimpSession implements ProviderSession {
       const names = new Set(existing.segments.map((segment) => segment.name));
       for (const segment of SCORE_SEGMENTS) {
         if (names.has(segment.name)) continue;
-        await this.client.post(`${list}/segments`, {
-          name: segment.name,
-          options: {
-            match: 'all',
-            conditions: segment.conditions.map((condition) => ({
-              condition_type: 'TextMerge',
-              field: 'MV_SCORE',
-              ...condition,
-            })),
+        await this.client.create(
+          `${list}/segments`,
+          {
+            name: segment.name,
+            options: {
+              match: 'all',
+              conditions: segment.conditions.map((condition) => ({
+                condition_type: 'TextMerge',
+                field: 'MV_SCORE',
+                ...condition,
+              })),
+            },
           },
-        });
+          async () =>
+            (
+              await this.client.get<SegmentsAnswer>(`${list}/segments`, {
+                count: PAGE,
+                type: 'saved',
+                fields: 'segments.id,segments.name',
+              })
+            ).segments.some((each) => each.name === segment.name),
+        );
       }
     }
   }

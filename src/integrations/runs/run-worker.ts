@@ -149,6 +149,7 @@ export class RunWorker {
     changedSince: string | null,
     keep: (member: Member) => boolean,
   ): AsyncGenerator<{ email: string; fields: string[] }> {
+    let read = 0;
     for (const status of run.statuses) {
       const fetchPage = (offset: number) => {
         const page = session.members(run.audienceId, {
@@ -165,12 +166,15 @@ export class RunWorker {
       for (let offset = 0; ; offset += PAGE) {
         const page = await next;
         const more = page.members.length === PAGE && offset + PAGE < page.total;
-        // Between pages: a cancelled run stops reading (the half list is removed by `create`).
-        if ((await this.#deps.runs.getRun(run.id))?.state !== 'reading') throw new RunStopped();
+        // Between pages: the count so far for the owner to see, and a cancelled run stops reading
+        // (the half list is removed by `create`).
+        await this.#move(run, ['reading'], 'reading', { members: read });
         // The next page is on its way while this one is stored.
         if (more) next = fetchPage(offset + PAGE);
         for (const member of page.members) {
-          if (keep(member)) yield { email: member.email, fields: [member.email, member.id] };
+          if (!keep(member)) continue;
+          read += 1;
+          yield { email: member.email, fields: [member.email, member.id] };
         }
         if (!more) break;
       }

@@ -261,6 +261,19 @@ export function storeContract(target: StoreContractTarget): void {
         true,
         'claimed again once the window passed',
       );
+      // A claim given back (nothing was verified) frees the member at once; another's claim stays.
+      await store.integrations.releaseWatchMember(watch.id, 'm1', '2026-11-26T10:00:00.000Z');
+      assert.equal(
+        await store.integrations.claimWatchMember(watch.id, 'm1', '2026-11-27T11:30:00.000Z', dayBefore),
+        false,
+        'a release of an older claim does nothing',
+      );
+      await store.integrations.releaseWatchMember(watch.id, 'm1', '2026-11-27T11:00:00.000Z');
+      assert.equal(
+        await store.integrations.claimWatchMember(watch.id, 'm1', '2026-11-27T11:30:00.000Z', dayBefore),
+        true,
+        'claimed again once given back',
+      );
       assert.equal(await store.integrations.deleteIntegration(mine.id, integrationId), true);
       assert.equal(await store.integrations.findWatchByTokenHash(watch.tokenHash), null, 'removed with it');
     });
