@@ -82,6 +82,11 @@ const envSchema = z.object({
   DATABASE_URL: optionalText,
   /** Redis URL: switches rate limits, caches and the queue to Redis (scale-out). */
   REDIS_URL: optionalText,
+  /**
+   * How long a request-path Redis command (rate limit, cache) may take before that request falls
+   * back to this process's memory, ms.
+   */
+  MAILVET_REDIS_TIMEOUT_MS: integer(150, 10, 10_000),
   /** 32 bytes as 64 hex digits; generated into the data dir in embedded mode when unset. */
   MAILVET_SECRET_KEY: optionalText.refine((value) => value === undefined || /^[0-9a-fA-F]{64}$/.test(value), {
     message: 'must be 64 hex digits (32 bytes)',

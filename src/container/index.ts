@@ -119,7 +119,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const warn = (message: string): void => log.warn(message);
   const clock = new SystemClock();
   const plans = overrides.plans ?? (await loadPlans(config));
-  const redis = config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL);
+  const redis =
+    config.REDIS_URL === undefined
+      ? undefined
+      : createRedisClient(config.REDIS_URL, { commandTimeoutMs: config.MAILVET_REDIS_TIMEOUT_MS });
   // Waiting here keeps the first requests from falling back (and warning) while Redis connects.
   if (redis !== undefined && !(await waitUntilReady(redis))) {
     warn('Redis is not answering yet: rate limits and caches use memory until it does');

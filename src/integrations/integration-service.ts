@@ -11,6 +11,7 @@ import {
   type Integration,
   type IntegrationStore,
   type OpenedCredential,
+  PROVIDER_LABELS,
   type Provider,
   ProviderAuthError,
   type ProviderName,
@@ -62,7 +63,7 @@ export class IntegrationService {
     if (dc === null) {
       throw new ConnectRefused(
         'api_key',
-        'Not a Mailchimp API key: 32 hexadecimal digits, a dash and the data centre (…-us21)',
+        `Not a ${PROVIDER_LABELS[provider.name]} API key: ${provider.apiKeyShape}`,
       );
     }
     return this.#connect(accountId, provider, { kind: 'api_key', secret: apiKey.trim(), dc });
@@ -89,9 +90,10 @@ export class IntegrationService {
       account = await provider.session(credential, `${provider.name}:${credential.dc}:${id}`).account();
     } catch (error) {
       if (error instanceof ProviderAuthError) {
+        const label = PROVIDER_LABELS[provider.name];
         throw new ConnectRefused(
           'api_key',
-          'Mailchimp refused this key: check it, or make a new one in Mailchimp',
+          `${label} refused this key: check it, or make a new one in ${label}`,
         );
       }
       throw error;

@@ -10,6 +10,9 @@ import type { Campaign, ExcludedSegment, Exclusion, Recipient } from './campaign
 /** Providers Mailvet connects to. */
 export type ProviderName = 'mailchimp';
 
+/** How each platform is named to people (messages, list names). */
+export const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { mailchimp: 'Mailchimp' };
+
 /** A connected integration as stored; its credentials stay sealed here. */
 export interface Integration {
   id: string;
@@ -93,6 +96,8 @@ export interface OpenedCredential {
 /** An email platform: how its credentials look, and a session acting with one. */
 export interface Provider {
   readonly name: ProviderName;
+  /** What its API keys look like, for the owner who pasted something else. */
+  readonly apiKeyShape: string;
   /** The data centre an API key of the platform's shape names; null for any other string. */
   apiKeyDc(apiKey: string): string | null;
   /** A session for one integration: `limiterKey` names its platform account for the concurrency limit. */

@@ -48,6 +48,7 @@ const PAGE = 1000;
 
 export class MailchimpProvider implements Provider {
   readonly name = 'mailchimp' as const;
+  readonly apiKeyShape = '32 hexadecimal digits, a dash and the data centre (…-us21)';
   readonly oauth?: MailchimpOAuth;
   readonly #options: MailchimpProviderOptions;
 

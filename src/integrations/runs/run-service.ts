@@ -9,6 +9,7 @@ import type { ListService } from '../../lists/list-service.ts';
 import type { ListRecord } from '../../lists/ports.ts';
 import { type Category, categoryOf } from '../categories.ts';
 import type { IntegrationService } from '../integration-service.ts';
+import { PROVIDER_LABELS } from '../ports.ts';
 import {
   ACTIVE_RUN_STATES,
   type IntegrationRun,
@@ -36,8 +37,11 @@ export interface RunServiceDeps {
 
 /** The audience named in a run request is not one of the platform account's. */
 export class UnknownAudience extends Error {
-  constructor(readonly audienceId: string) {
-    super(`The Mailchimp account has no audience ${audienceId}`);
+  constructor(
+    readonly audienceId: string,
+    platform: string,
+  ) {
+    super(`The ${platform} account has no audience ${audienceId}`);
     this.name = 'UnknownAudience';
   }
 }
@@ -86,7 +90,8 @@ export class RunService {
       session.audiences(),
     );
     const audience = audiences.find((each) => each.id === request.audienceId);
-    if (audience === undefined) throw new UnknownAudience(request.audienceId);
+    if (audience === undefined)
+      throw new UnknownAudience(request.audienceId, PROVIDER_LABELS[integration.provider]);
     await this.#deps.checkRoom(accountId);
     const now = this.#now().toISOString();
     const run = await this.#deps.runs.createRun({

@@ -20,6 +20,7 @@ import {
   type Integration,
   type Member,
   type MemberResult,
+  PROVIDER_LABELS,
   ProviderError,
   type ProviderSession,
 } from '../ports.ts';
@@ -82,7 +83,7 @@ export class RunWorker {
         if (error instanceof ProviderError) {
           await this.#fail(
             run,
-            `Mailchimp did not answer as expected (${error.message}); start the run again later.`,
+            `The email platform did not answer as expected (${error.message}); start the run again later.`,
           );
           return;
         }
@@ -135,7 +136,7 @@ export class RunWorker {
       this.#deps.lists.create(
         { accountId: run.accountId, apiKeyId, source: 'csv', header: RUN_LIST_HEADER },
         this.#members(run, session, changedSince, keep),
-        () => ({ name: `Mailchimp: ${run.audienceName}`, webhookUrl: null }),
+        () => ({ name: `${PROVIDER_LABELS[integration.provider]}: ${run.audienceName}`, webhookUrl: null }),
         room,
         (listId) => this.#move(run, ['reading'], 'reading', { listId }),
       ),

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IntegrationService } from '../integration-service.ts';
+import { PROVIDER_LABELS } from '../ports.ts';
 import type { RunRequest } from '../runs/ports.ts';
 import { checkCron, nextSlot } from './cron.ts';
 import type { Schedule, SchedulePatch, ScheduleStore } from './ports.ts';
@@ -66,7 +67,12 @@ export class ScheduleService {
       session.audiences(),
     );
     if (!audiences.some((audience) => audience.id === request.audienceId)) {
-      return { kind: 'invalid', field: 'audience_id', message: 'No such audience in this Mailchimp account' };
+      const platform = PROVIDER_LABELS[integration.provider];
+      return {
+        kind: 'invalid',
+        field: 'audience_id',
+        message: `No such audience in this ${platform} account`,
+      };
     }
     const now = this.#now();
     const schedule: Schedule = {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../../src/adapters/store/open-store.ts';
 import type { IntegrationRun } from '../../../src/integrations/runs/ports.ts';
 import type { Store } from '../../../src/store.ts';
-import type { StoreContractTarget } from './store-fixtures.ts';
+import { connectedIntegration, type StoreContractTarget } from './store-fixtures.ts';
 
 /** Registers the run cases for one backend. */
 export function runStoreContract(target: StoreContractTarget): void {
@@ -24,24 +24,7 @@ export function runStoreContract(target: StoreContractTarget): void {
       await Promise.all([store.close(), second.close()]);
     });
 
-    const connected = async () => {
-      const account = await store.createAccount({ name: 'Runner', plan: 'free' });
-      const integrationId = `int_${randomUUID()}`;
-      await store.integrations.createIntegration({
-        id: integrationId,
-        accountId: account.id,
-        provider: 'mailchimp',
-        accountName: 'Shop',
-        providerAccountId: 'x',
-        dc: 'us1',
-        state: 'connected',
-        message: null,
-        authKind: 'api_key',
-        sealedCredential: 'v1.x',
-        createdAt: '2026-11-26T10:00:00.000Z',
-      });
-      return { accountId: account.id, integrationId };
-    };
+    const connected = () => connectedIntegration(store, 'Runner');
 
     let clock = Date.parse('2026-11-26T10:00:00.000Z');
     const runOf = (

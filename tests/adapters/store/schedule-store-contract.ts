@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../../src/adapters/store/open-store.ts';
 import type { Schedule } from '../../../src/integrations/schedules/ports.ts';
 import type { Store } from '../../../src/store.ts';
-import type { StoreContractTarget } from './store-fixtures.ts';
+import { connectedIntegration, type StoreContractTarget } from './store-fixtures.ts';
 
 /** Registers the schedule cases for one backend. */
 export function scheduleStoreContract(target: StoreContractTarget): void {
@@ -24,25 +24,7 @@ export function scheduleStoreContract(target: StoreContractTarget): void {
       await Promise.all([store.close(), second.close()]);
     });
 
-    /** An account with a connected integration. */
-    const connected = async () => {
-      const account = await store.createAccount({ name: 'Scheduler', plan: 'free' });
-      const integrationId = `int_${randomUUID()}`;
-      await store.integrations.createIntegration({
-        id: integrationId,
-        accountId: account.id,
-        provider: 'mailchimp',
-        accountName: 'Shop',
-        providerAccountId: 'x',
-        dc: 'us1',
-        state: 'connected',
-        message: null,
-        authKind: 'api_key',
-        sealedCredential: 'v1.x',
-        createdAt: '2026-11-26T10:00:00.000Z',
-      });
-      return { accountId: account.id, integrationId };
-    };
+    const connected = () => connectedIntegration(store, 'Scheduler');
 
     const scheduleOf = (
       owner: { accountId: string; integrationId: string },

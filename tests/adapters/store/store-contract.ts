@@ -14,6 +14,7 @@ import {
   accountUsage,
   atMost,
   both,
+  connectedIntegration,
   createKey,
   ownerOf,
   type StoreContractTarget,
@@ -209,21 +210,8 @@ export function storeContract(target: StoreContractTarget): void {
     });
 
     it('keeps watches per account; a member is claimed once per window, even by two at once', async () => {
-      const mine = await store.createAccount({ name: 'Watcher', plan: 'free' });
-      const integrationId = `int_${randomUUID()}`;
-      await store.integrations.createIntegration({
-        id: integrationId,
-        accountId: mine.id,
-        provider: 'mailchimp',
-        accountName: 'Shop',
-        providerAccountId: 'x',
-        dc: 'us1',
-        state: 'connected',
-        message: null,
-        authKind: 'api_key',
-        sealedCredential: 'v1.x',
-        createdAt: '2026-11-26T10:00:00.000Z',
-      });
+      const { accountId: mineId, integrationId } = await connectedIntegration(store, 'Watcher');
+      const mine = { id: mineId };
       const watch = {
         id: `wch_${randomUUID()}`,
         accountId: mine.id,

@@ -60,3 +60,26 @@ export async function accountUsage(
 ): Promise<Usage> {
   return (await store.usage(ownerOf(key), month)).account;
 }
+
+/** A new account with a connected (Mailchimp) integration: the owner of watches, runs and schedules. */
+export async function connectedIntegration(
+  store: Pick<Store, 'createAccount' | 'integrations'>,
+  name = 'Integrator',
+): Promise<{ accountId: string; integrationId: string }> {
+  const account = await store.createAccount({ name, plan: 'free' });
+  const integrationId = `int_${randomUUID()}`;
+  await store.integrations.createIntegration({
+    id: integrationId,
+    accountId: account.id,
+    provider: 'mailchimp',
+    accountName: 'Shop',
+    providerAccountId: 'x',
+    dc: 'us1',
+    state: 'connected',
+    message: null,
+    authKind: 'api_key',
+    sealedCredential: 'v1.x',
+    createdAt: '2026-11-26T10:00:00.000Z',
+  });
+  return { accountId: account.id, integrationId };
+}
