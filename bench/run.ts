@@ -3,7 +3,7 @@
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
  *
  * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, mailchimp,
- * api, dashboard).
+ * api, dashboard, startup).
  */
 import { benchApi, printApiFigures } from './api.ts';
 import { benchDashboard, printDashboardFigures } from './dashboard.ts';
@@ -12,10 +12,11 @@ import { benchLists, printListFigures } from './lists.ts';
 import { benchMailchimp, printMailchimpFigures } from './mailchimp.ts';
 import { benchOffline } from './offline.ts';
 import { benchSmtp } from './smtp.ts';
+import { benchStartup, printStartupFigures } from './startup.ts';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-const SECTIONS = ['offline', 'dns', 'smtp', 'lists', 'mailchimp', 'api', 'dashboard'] as const;
+const SECTIONS = ['offline', 'dns', 'smtp', 'lists', 'mailchimp', 'api', 'dashboard', 'startup'] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
 if (unknown.length > 0) {
@@ -68,3 +69,6 @@ if (runs('dashboard')) printDashboardFigures(await benchDashboard());
 if (runs('api')) {
   printApiFigures(await benchApi({ durationSec: Number(process.env.BENCH_API_SECONDS ?? 10) }));
 }
+
+// Some 40 process starts, from the build and from the sources (half a minute).
+if (runs('startup')) printStartupFigures(await benchStartup());

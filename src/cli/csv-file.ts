@@ -14,6 +14,7 @@ import { type CsvLayout, detectLayout } from '../lists/upload/csv-layout.ts';
 import { UploadError } from '../lists/upload/upload-error.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { mapOrdered } from './map-ordered.ts';
+import { CsvInputError } from './usage-error.ts';
 
 export interface CsvVerifyOptions {
   input: string;
@@ -26,9 +27,6 @@ export interface CsvVerifyOptions {
   /** Called as rows complete, with bytes read and the file's size. */
   onProgress?: (progress: { rows: number; bytesRead: number; totalBytes: number }) => void;
 }
-
-/** A problem with the input file that the user must fix (bad column name, unreadable CSV). */
-export class CsvInputError extends Error {}
 
 /** Verifies every row of a CSV file; resolves with the number of data rows written. */
 export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> {

@@ -4,14 +4,25 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
-import { runAccountsCreate, runAccountsList, runAccountsUpdate, runUsersCreate } from './accounts-command.ts';
-import { CsvInputError } from './csv-file.ts';
-import { runKeysCreate, runKeysList, runKeysRevoke, runKeysUpdate } from './keys-command.ts';
-import { runMigrate } from './migrate-command.ts';
-import { runServe } from './serve-command.ts';
-import { UsageError } from './usage-error.ts';
-import { runVerify } from './verify-command.ts';
-import { runWorker } from './worker-command.ts';
+import { CsvInputError, UsageError } from './usage-error.ts';
+
+/**
+ * A command's action, its module loaded only when that command runs: `mailvet --help` and light
+ * commands do not load the server, the verifier and the database drivers they do not use.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: commander passes each action its own arguments
+function lazy<M extends Record<string, (...args: any[]) => unknown>>(load: () => Promise<M>, name: keyof M) {
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  return async (...args: any[]): Promise<void> => {
+    await (await load())[name]!(...args);
+  };
+}
+const serveCommand = () => import('./serve-command.ts');
+const workerCommand = () => import('./worker-command.ts');
+const migrateCommand = () => import('./migrate-command.ts');
+const keysCommand = () => import('./keys-command.ts');
+const accountsCommand = () => import('./accounts-command.ts');
+const verifyCommand = () => import('./verify-command.ts');
 
 const program = new Command()
   .name('mailvet')
@@ -24,11 +35,17 @@ program
   .description('run the HTTP API and dashboard (npm start), with a list-job worker in embedded mode')
   .option('--worker', 'also run a list-job worker in this process (default in embedded mode)')
   .option('--no-worker', 'run no list-job worker here (scale-out default: `mailvet worker` runs them)')
-  .action(runServe);
+  .action(lazy(serveCommand, 'runServe'));
 
-program.command('worker').description('run a list-job worker only (scale-out)').action(runWorker);
+program
+  .command('worker')
+  .description('run a list-job worker only (scale-out)')
+  .action(lazy(workerCommand, 'runWorker'));
 
-program.command('migrate').description('apply database migrations').action(runMigrate);
+program
+  .command('migrate')
+  .description('apply database migrations')
+  .action(lazy(migrateCommand, 'runMigrate'));
 
 const keys = program.command('keys').description('manage API keys');
 keys
@@ -47,7 +64,7 @@ keys
   .option('--bulk-quota <n>', "monthly bulk requests: the new account's, or with --account the key's own cap")
   .option('--rate-limit <n>', "requests per second: the new account's, or with --account the key's own cap")
   .option('--json', 'print {"id","key","name","plan","account_id",...} as JSON')
-  .action(runKeysCreate);
+  .action(lazy(keysCommand, 'runKeysCreate'));
 keys
   .command('update')
   .description("change a key's name or its own caps (never above its account's figures)")
@@ -57,17 +74,17 @@ keys
   .option('--monthly-cap <n>', 'verifications a month, or "none"')
   .option('--bulk-cap <n>', 'bulk requests a month, or "none"')
   .option('--json', 'as JSON')
-  .action(runKeysUpdate);
+  .action(lazy(keysCommand, 'runKeysUpdate'));
 keys
   .command('list')
   .description('list keys (never the keys themselves)')
   .option('--json', 'as JSON')
-  .action(runKeysList);
+  .action(lazy(keysCommand, 'runKeysList'));
 keys
   .command('revoke')
   .description('revoke a key at once')
   .argument('<id>', 'the key id')
-  .action(runKeysRevoke);
+  .action(lazy(keysCommand, 'runKeysRevoke'));
 
 const accounts = program.command('accounts').description("manage customers' accounts (plans and figures)");
 accounts
@@ -79,12 +96,12 @@ accounts
   .option('--bulk-quota <n>', "override the plan's monthly bulk requests")
   .option('--rate-limit <n>', "override the plan's requests per second")
   .option('--json', 'as JSON')
-  .action(runAccountsCreate);
+  .action(lazy(accountsCommand, 'runAccountsCreate'));
 accounts
   .command('list')
   .description('list accounts with their figures')
   .option('--json', 'as JSON')
-  .action(runAccountsList);
+  .action(lazy(accountsCommand, 'runAccountsList'));
 accounts
   .command('update')
   .description("change an account's name, plan or figures")
@@ -95,7 +112,7 @@ accounts
   .option('--bulk-quota <n>', 'monthly bulk requests, or "none" for the plan\'s')
   .option('--rate-limit <n>', 'requests per second, or "none" for the plan\'s')
   .option('--json', 'as JSON')
-  .action(runAccountsUpdate);
+  .action(lazy(accountsCommand, 'runAccountsUpdate'));
 
 program
   .command('users')
@@ -105,7 +122,7 @@ program
   .requiredOption('--email <email>', 'the address the user signs in with')
   .requiredOption('--account <id>', 'the account the user owns')
   .option('--json', 'as JSON')
-  .action(runUsersCreate);
+  .action(lazy(accountsCommand, 'runUsersCreate'));
 
 program
   .command('verify')
@@ -116,7 +133,7 @@ program
   .option('--out <path>', 'with --file: write the CSV with result columns here (default: standard output)')
   .option('--column <name>', 'with --file: the email column, by header name or 1-based number')
   .option('--concurrency <n>', 'addresses verified at once', '32')
-  .action(runVerify);
+  .action(lazy(verifyCommand, 'runVerify'));
 
 try {
   await program.parseAsync(process.argv);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -20,6 +20,7 @@ before(async () => {
   await mkdir(join(root, 'bin'));
   await mkdir(join(root, 'src', 'cli'), { recursive: true });
   await copyFile(resolve('bin/mailvet'), join(root, 'bin', 'mailvet'));
+  await copyFile(resolve('bin/build-freshness.mjs'), join(root, 'bin', 'build-freshness.mjs'));
   await writeFile(join(root, 'package.json'), '{"type": "module"}');
   await symlink(resolve('node_modules'), join(root, 'node_modules'));
   await writeFile(
@@ -53,4 +54,51 @@ test('a build newer than every source runs; a source edited after it runs from t
   assert.equal(await launch({ MAILVET_FROM_SOURCE: '1' }), 'sources');
   await utimes(source, new Date('2026-01-03T00:00:00Z'), new Date('2026-01-03T00:00:00Z'));
   assert.equal(await launch(), 'sources', 'never a stale build');
+});
+
+test("npm start's build step compiles a missing or stale build, and leaves a fresh one alone", async () => {
+  const project = await mkdtemp(join(tmpdir(), 'mailvet-start-'));
+  try {
+    await mkdir(join(project, 'bin'));
+    await mkdir(join(project, 'scripts'));
+    await mkdir(join(project, 'src', 'cli'), { recursive: true });
+    await copyFile(resolve('bin/build-freshness.mjs'), join(project, 'bin', 'build-freshness.mjs'));
+    await copyFile(resolve('scripts/build-if-stale.mjs'), join(project, 'scripts', 'build-if-stale.mjs'));
+    await symlink(resolve('node_modules'), join(project, 'node_modules'));
+    await writeFile(join(project, 'package.json'), '{"type": "module"}');
+    await writeFile(
+      join(project, 'tsconfig.build.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          target: 'ES2022',
+          outDir: 'dist',
+          rootDir: 'src',
+          skipLibCheck: true,
+        },
+        include: ['src'],
+      }),
+    );
+    const source = join(project, 'src', 'cli', 'main.ts');
+    await writeFile(source, "const from: string = 'built';\nconsole.log(from);\n");
+    const buildStep = () => run(process.execPath, [join(project, 'scripts', 'build-if-stale.mjs')]);
+    const compiled = join(project, 'dist', 'cli', 'main.js');
+
+    await buildStep();
+    assert.equal((await run(process.execPath, [compiled])).stdout.trim(), 'built', 'compiled when missing');
+    const builtAt = (await stat(compiled)).mtimeMs;
+    await buildStep();
+    assert.equal((await stat(compiled)).mtimeMs, builtAt, 'a fresh build is left alone');
+
+    await writeFile(source, "const from: string = 'rebuilt';\nconsole.log(from);\n");
+    await utimes(source, new Date(builtAt + 5000), new Date(builtAt + 5000));
+    await buildStep();
+    assert.equal(
+      (await run(process.execPath, [compiled])).stdout.trim(),
+      'rebuilt',
+      'compiled again when stale',
+    );
+  } finally {
+    await rm(project, { recursive: true, force: true });
+  }
 });
