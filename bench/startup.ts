@@ -87,7 +87,7 @@ async function figures(env: Record<string, string>): Promise<Figures> {
     for (let i = 0; i < RUNS; i++) serves.push(await serveOnce(withData));
     const help = Array.from({ length: RUNS }, () => timed(['bin/mailvet', '--help'], withData));
     const keys = Array.from({ length: RUNS }, (_, i) =>
-      timed(['bin/mailvet', 'keys', 'create', '--name', `bench ${i}`], withData),
+      timed(['bin/mailvet', 'keys', 'create', '--name', `bench ${i}`, '--init'], withData),
     );
     return {
       healthzMs: median(serves.map((each) => each.healthzMs)),

@@ -22,15 +22,24 @@ interface FigureOptions {
 }
 
 /** `mailvet accounts create --name N [--plan P] [--monthly-quota N] [--bulk-quota N] [--rate-limit N]`. */
-export async function runAccountsCreate(options: FigureOptions & { name: string }): Promise<void> {
+export async function runAccountsCreate(
+  options: FigureOptions & { name: string; init?: boolean },
+): Promise<void> {
   const plans = await loadPlans(loadConfig());
   const plan = knownPlan(plans, options.plan);
   const figures = capFlags(options);
   const name = optionalName(options.name)!;
-  await withStore(async (store) => {
-    const account = await store.createAccount({ name, plan, ...figures });
-    print(account, options.json, `created account ${account.id} "${account.name}" on plan ${account.plan}`);
-  });
+  await withStore(
+    async (store, where) => {
+      const account = await store.createAccount({ name, plan, ...figures });
+      print(
+        account,
+        options.json,
+        `created account ${account.id} "${account.name}" on plan ${account.plan} in ${where}`,
+      );
+    },
+    { init: options.init === true },
+  );
 }
 
 /** `mailvet accounts list`. */

@@ -19,6 +19,8 @@ interface CreateOptions {
   bulkQuota?: string;
   rateLimit?: string;
   json?: boolean;
+  /** Make the database when there is none (embedded). */
+  init?: boolean;
 }
 
 /** `mailvet keys create`. */
@@ -31,29 +33,32 @@ export async function runKeysCreate(options: CreateOptions): Promise<void> {
   const plan = knownPlan(await loadPlans(loadConfig()), options.plan);
   const request: KeyRequest =
     accountId === undefined ? { name, plan, ...figures } : { accountId, name, caps: figures };
-  await withStore(async (store) => {
-    if (accountId !== undefined && options.plan !== undefined) {
-      const account = await store.findAccount(accountId);
-      // The plan is the account's: a key cannot have another (`accounts update` changes it).
-      if (account !== null && account.plan !== plan) {
-        throw new UsageError(
-          `account ${accountId} is on plan ${account.plan}: the plan is the account's (mailvet accounts update ${accountId} --plan ${plan})`,
+  await withStore(
+    async (store, where) => {
+      if (accountId !== undefined && options.plan !== undefined) {
+        const account = await store.findAccount(accountId);
+        // The plan is the account's: a key cannot have another (`accounts update` changes it).
+        if (account !== null && account.plan !== plan) {
+          throw new UsageError(
+            `account ${accountId} is on plan ${account.plan}: the plan is the account's (mailvet accounts update ${accountId} --plan ${plan})`,
+          );
+        }
+      }
+      const { record, key } = await issueApiKey(store, request).catch((error: unknown) => {
+        throw error instanceof UnknownAccountError ? new UsageError(error.message) : error;
+      });
+      const account = (await store.findAccount(record.accountId))!;
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ ...publicKey(record, account), key }, null, 2)}\n`);
+      } else {
+        process.stdout.write(`${key}\n`);
+        process.stderr.write(
+          `created key ${record.id} "${record.name}" in account ${account.id} (plan ${account.plan}) in ${where}: store it now, it is not shown again\n`,
         );
       }
-    }
-    const { record, key } = await issueApiKey(store, request).catch((error: unknown) => {
-      throw error instanceof UnknownAccountError ? new UsageError(error.message) : error;
-    });
-    const account = (await store.findAccount(record.accountId))!;
-    if (options.json) {
-      process.stdout.write(`${JSON.stringify({ ...publicKey(record, account), key }, null, 2)}\n`);
-    } else {
-      process.stdout.write(`${key}\n`);
-      process.stderr.write(
-        `created key ${record.id} "${record.name}" in account ${account.id} (plan ${account.plan}): store it now, it is not shown again\n`,
-      );
-    }
-  });
+    },
+    { init: options.init === true },
+  );
 }
 
 /** `mailvet keys list`. */

@@ -64,6 +64,7 @@ keys
   .option('--bulk-quota <n>', "monthly bulk requests: the new account's, or with --account the key's own cap")
   .option('--rate-limit <n>', "requests per second: the new account's, or with --account the key's own cap")
   .option('--json', 'print {"id","key","name","plan","account_id",...} as JSON')
+  .option('--init', 'make the database when there is none yet (embedded mode)')
   .action(lazy(keysCommand, 'runKeysCreate'));
 keys
   .command('update')
@@ -96,6 +97,7 @@ accounts
   .option('--bulk-quota <n>', "override the plan's monthly bulk requests")
   .option('--rate-limit <n>', "override the plan's requests per second")
   .option('--json', 'as JSON')
+  .option('--init', 'make the database when there is none yet (embedded mode)')
   .action(lazy(accountsCommand, 'runAccountsCreate'));
 accounts
   .command('list')

@@ -2,21 +2,54 @@
  * What the store-managing commands (`keys`, `accounts`, `users`) share: the configured store for
  * the length of one command, and the checks of their flags.
  */
+
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Plan } from '../accounts/plans.ts';
 import { DEFAULT_PLAN } from '../accounts/plans.ts';
 import type { Figures } from '../accounts/ports.ts';
-import { loadConfig } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { openConfiguredStore } from '../container/index.ts';
 import type { Store } from '../store.ts';
 import { UsageError } from './usage-error.ts';
 
-/** Runs `work` on the configured store, closed afterwards. */
-export async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openConfiguredStore(loadConfig());
+/**
+ * Runs `work` on the configured store, closed afterwards. An embedded database that does not exist
+ * yet is made only with `init`: a command run from another directory would otherwise make a fresh
+ * `./data/mailvet.db` the running server never reads (and a key there that the server refuses).
+ */
+export async function withStore<T>(
+  work: (store: Store, where: string) => Promise<T>,
+  options: { init?: boolean } = {},
+): Promise<T> {
+  const config = loadConfig();
+  const where = storeLocation(config);
+  if (config.DATABASE_URL === undefined && !options.init && !existsSync(sqliteFile(config))) {
+    throw new UsageError(
+      `no database at ${sqliteFile(config)}: run this where the server runs, or set MAILVET_DATA_DIR ` +
+        '(or DATABASE_URL) to its data; --init makes a new database there',
+    );
+  }
+  const store = await openConfiguredStore(config);
   try {
-    return await work(store);
+    return await work(store, where);
   } finally {
     await store.close();
+  }
+}
+
+function sqliteFile(config: Config): string {
+  return resolve(config.MAILVET_DATA_DIR, 'mailvet.db');
+}
+
+/** Which database a command works on, in words (never a password). */
+export function storeLocation(config: Config): string {
+  if (config.DATABASE_URL === undefined) return `the SQLite database ${sqliteFile(config)}`;
+  try {
+    const url = new URL(config.DATABASE_URL);
+    return `the PostgreSQL database ${url.pathname.slice(1) || '(default)'} on ${url.host}`;
+  } catch {
+    return 'the PostgreSQL database of DATABASE_URL';
   }
 }
 

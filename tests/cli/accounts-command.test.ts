@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,26 @@ describe('mailvet accounts, users and keys', () => {
     assert.equal(run.code, 0, run.stderr);
     return JSON.parse(run.stdout);
   };
+
+  test('with no database yet, commands refuse and name where they looked; --init makes it and says where', async () => {
+    const file = join(dataDir, 'mailvet.db');
+    for (const args of [
+      ['keys', 'create', '--name', 'lost'],
+      ['keys', 'list'],
+      ['accounts', 'create', '--name', 'Lost'],
+    ]) {
+      const refused = await mailvet(args);
+      assert.equal(refused.code, 2, args.join(' '));
+      assert.match(refused.stderr, new RegExp(`no database at ${file}.*--init`));
+      assert.doesNotMatch(refused.stderr, /\n\s+at /, 'no stack trace');
+    }
+    assert.equal(existsSync(file), false, 'nothing was made');
+    const made = await mailvet(['keys', 'create', '--name', 'first', '--init']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stdout, /^mv_live_/);
+    assert.match(made.stderr, new RegExp(`in the SQLite database ${file}`));
+    assert.equal(existsSync(file), true);
+  });
 
   test('accounts create, list and update set the plan and override its figures', async () => {
     const created = await json([

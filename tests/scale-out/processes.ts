@@ -131,7 +131,9 @@ export async function createKey(
   flags: string[],
   env: Record<string, string>,
 ): Promise<CreatedKey> {
-  const created = JSON.parse(await mailvet(['keys', 'create', '--name', name, ...flags, '--json'], env)) as {
+  const created = JSON.parse(
+    await mailvet(['keys', 'create', '--name', name, ...flags, '--json', '--init'], env),
+  ) as {
     id: unknown;
     account_id: unknown;
     key: unknown;

@@ -23,7 +23,7 @@ function keysCreate(dataDir: string, args: string[]): Promise<CliKey> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [BIN, 'keys', 'create', '--plan', 'pro', '--json', ...args],
+      [BIN, 'keys', 'create', '--plan', 'pro', '--json', '--init', ...args],
       { env: { ...process.env, MAILVET_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' } },
       (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
