@@ -137,6 +137,14 @@ program
   .option('--concurrency <n>', 'addresses verified at once', '32')
   .action(lazy(verifyCommand, 'runVerify'));
 
+// Output piped into a command that stops reading (`| head`): stop quietly, as other tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

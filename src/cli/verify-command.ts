@@ -1,6 +1,9 @@
 /**
  * `mailvet verify ADDRESS... [--json]` and `mailvet verify --file in.csv --out out.csv`.
  */
+
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { SingleBar } from 'cli-progress';
 import { loadConfig } from '../config.ts';
 import { createVerifier } from '../container/index.ts';
@@ -8,7 +11,7 @@ import type { VerificationResult } from '../verification/report.ts';
 import { verifyCsvFile } from './csv-file.ts';
 import { formatResult } from './format-result.ts';
 import { mapOrdered } from './map-ordered.ts';
-import { UsageError } from './usage-error.ts';
+import { CsvInputError, UsageError } from './usage-error.ts';
 
 interface VerifyOptions {
   json?: boolean;
@@ -55,29 +58,57 @@ async function verifyFile(
   concurrency: number,
   verify: (address: string) => Promise<VerificationResult>,
 ): Promise<void> {
+  await readable(file);
   // A progress bar only where a person watches; never mixed into a CSV on standard output.
   const bar =
     process.stderr.isTTY && options.out !== undefined
       ? new SingleBar({
-          format: 'verifying [{bar}] {percentage}% | {rows} rows | {eta_formatted} left',
+          format: 'verifying [{bar}] {percentage}% | {rows} rows | {left}',
           stream: process.stderr,
         })
       : null;
-  bar?.start(100, 0, { rows: 0 });
   const started = Date.now();
+  bar?.start(100, 0, { rows: 0, left: timeLeft(0, 0) });
   const rows = await verifyCsvFile({
     input: file,
     output: options.out,
     column: options.column,
     concurrency,
     verify,
-    onProgress: ({ rows: done, bytesRead, totalBytes }) =>
-      bar?.update(totalBytes === 0 ? 100 : Math.floor((100 * bytesRead) / totalBytes), { rows: done }),
+    onProgress: ({ rows: done, bytesRead, totalBytes }) => {
+      const share = totalBytes === 0 ? 1 : bytesRead / totalBytes;
+      bar?.update(Math.floor(100 * share), { rows: done, left: timeLeft(share, Date.now() - started) });
+    },
   });
-  bar?.update(100, { rows });
+  bar?.update(100, { rows, left: 'done' });
   bar?.stop();
   if (options.out !== undefined) {
     const seconds = (Date.now() - started) / 1000;
     process.stderr.write(`verified ${rows} rows in ${seconds.toFixed(1)} s → ${options.out}\n`);
   }
+}
+
+/** The input file can be read: a missing or unreadable one is the user's to fix, said plainly. */
+async function readable(file: string): Promise<void> {
+  try {
+    await access(file, constants.R_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code);
+    throw new CsvInputError(`cannot read ${file}: ${why}`);
+  }
+}
+
+/**
+ * The time left, from the share of the file read so far and the time it took: "about 2 min left";
+ * "estimating…" until there is enough to go on.
+ */
+export function timeLeft(share: number, elapsedMs: number): string {
+  if (share <= 0 || elapsedMs < 1000) return 'estimating…';
+  if (share >= 1) return 'finishing';
+  const leftSeconds = Math.round(((1 - share) / share) * (elapsedMs / 1000));
+  if (leftSeconds < 60) return `about ${Math.max(1, leftSeconds)} s left`;
+  if (leftSeconds < 3600) return `about ${Math.round(leftSeconds / 60)} min left`;
+  const hours = Math.floor(leftSeconds / 3600);
+  return `about ${hours} h ${Math.round((leftSeconds - hours * 3600) / 60)} min left`;
 }

@@ -156,11 +156,24 @@ const FASTIFY_400_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
 };
 
+/** What is not valid, when it is not the body: the caller is told where to look. */
+const VALIDATION_CONTEXTS: Readonly<Record<string, string | undefined>> = {
+  querystring: 'The query string is not valid',
+  params: 'The URL path is not valid',
+  headers: 'A request header is not valid',
+};
+
 /** Maps anything thrown while answering a request to an ApiError. */
 export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
-  if (fastifyError.validation !== undefined) return validationFailed(fieldErrorsOf(fastifyError.validation));
+  if (fastifyError.validation !== undefined) {
+    const errors = fieldErrorsOf(fastifyError.validation);
+    const where = VALIDATION_CONTEXTS[fastifyError.validationContext ?? 'body'];
+    return where === undefined
+      ? validationFailed(errors)
+      : new ApiError('validation_failed', { errors, message: where });
+  }
   const message = fastifyError.code === undefined ? undefined : FASTIFY_400_MESSAGES[fastifyError.code];
   if (message !== undefined) return badRequest(message);
   const status = fastifyError.statusCode;

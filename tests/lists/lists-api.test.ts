@@ -214,6 +214,31 @@ describe('a CSV list', () => {
     const done = await lists.waitFor(key, created.id, completed);
     assert.equal(done.counts.valid, 2);
   });
+  test('multipart fields after the file still count (a form that puts `name` last); a bad late one removes the list', async () => {
+    const accept = lists.world.domains['accept-known'];
+    const form = new FormData();
+    form.append('file', new Blob([`email\nbob@${accept}\n`]), 'list.csv');
+    form.append('name', 'Named after the file');
+    const response = await lists.api(key, '/lists', { method: 'POST', body: form });
+    assert.equal(response.status, 202, await response.clone().text());
+    assert.equal(((await response.json()) as ListView).name, 'Named after the file');
+
+    const listIds = async () =>
+      ((await (await lists.api(key, '/lists?limit=100')).json()) as { lists: ListView[] }).lists.map(
+        (list) => list.id,
+      );
+    const before = await listIds();
+    const bad = new FormData();
+    bad.append('file', new Blob([`email\nbob@${accept}\n`]), 'list.csv');
+    bad.append('webhook_url', 'not a url');
+    const refused = await lists.api(key, '/lists', { method: 'POST', body: bad });
+    assert.equal(refused.status, 422, await refused.clone().text());
+    assert.equal(
+      ((await refused.json()) as { errors: Array<{ field: string }> }).errors[0]?.field,
+      'webhook_url',
+    );
+    assert.deepEqual(await listIds(), before, 'nothing kept of the refused upload');
+  });
 });
 
 describe('reading lists', () => {

@@ -11,6 +11,11 @@ import { badRequest } from '../errors.ts';
 export const jsonBodyPlugin = fp(async (app) => {
   app.addHook('preValidation', async (request) => {
     const body: unknown = request.body;
+    // Fastify reads text/plain as a string: a JSON body sent with the wrong type is told so.
+    const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (typeof body === 'string' && type !== '' && type !== 'application/json') {
+      throw badRequest(`Content-Type must be application/json, not ${type.slice(0, 100)}`);
+    }
     if (body === undefined) throw badRequest('The request body is empty: send a JSON object');
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw badRequest('The request body must be a JSON object');

@@ -156,11 +156,15 @@ async function readUpload(
   } else {
     source = body();
   }
-  // Checked before any row is stored: a CSV's details are known up front.
-  const name = checkListName(fields.name ?? query.name) ?? DEFAULT_LIST_NAME;
-  const webhookUrl = checkWebhookUrl(fields.webhook_url ?? query.webhook_url) ?? null;
+  // Checked before any row is stored when known up front; a form may name the list after its file,
+  // so the details are taken again once the rows are read (a bad late field then removes the list).
+  const detailsOf = () => ({
+    name: checkListName(fields.name ?? query.name) ?? DEFAULT_LIST_NAME,
+    webhookUrl: checkWebhookUrl(fields.webhook_url ?? query.webhook_url) ?? null,
+  });
+  detailsOf();
   const csv = await readCsvUpload(source, { column: fields.column ?? query.column, maxRows });
-  return { source: 'csv', header: csv.header, rows: csv.rows, details: () => ({ name, webhookUrl }) };
+  return { source: 'csv', header: csv.header, rows: csv.rows, details: detailsOf };
 }
 
 function toApiError(error: UploadError): ApiError {

@@ -65,8 +65,9 @@ export async function* limitBytes(
   }
 }
 
-/** The text fields sent before the file, and the file's bytes as they arrive. */
+/** The form's text fields, and the file's bytes as they arrive. */
 export interface MultipartCsv {
+  /** The fields sent before the file; those after it are added once its bytes are read. */
   fields: Record<string, string>;
   file: AsyncIterable<Buffer>;
 }
@@ -98,27 +99,42 @@ export async function multipartCsv(
   options: { timeouts: UploadTimeouts; maxBytes: number },
 ): Promise<MultipartCsv> {
   const fields: Record<string, string> = {};
-  try {
-    // One more byte than the cap reaches busboy's own limit, so limitBytes below names the cap.
-    const parts = request.parts({ limits: { ...FORM_LIMITS, fileSize: options.maxBytes + 1 } });
-    for await (const part of withTimeouts(parts, options.timeouts)) {
-      if (part.type === 'field') {
-        if (FIELD_NAMES.has(part.fieldname) && typeof part.value === 'string')
-          fields[part.fieldname] = part.value;
-        continue;
-      }
-      if (part.fieldname !== 'file') {
+  // One more byte than the cap reaches busboy's own limit, so limitBytes below names the cap.
+  const parts = withTimeouts(
+    request.parts({ limits: { ...FORM_LIMITS, fileSize: options.maxBytes + 1 } }),
+    options.timeouts,
+  )[Symbol.asyncIterator]();
+  /** The next file part, the fields before it kept; null at the end of the form. */
+  const nextFile = async () => {
+    try {
+      for (let next = await parts.next(); !next.done; next = await parts.next()) {
+        const part = next.value;
+        if (part.type === 'field') {
+          if (FIELD_NAMES.has(part.fieldname) && typeof part.value === 'string')
+            fields[part.fieldname] = part.value;
+          continue;
+        }
+        if (part.fieldname === 'file') return part;
         part.file.resume();
-        continue;
       }
-      const bytes = limitBytes(withTimeouts(part.file, options.timeouts), options.maxBytes);
-      return { fields, file: uploadErrorsOnly(bytes) };
+      return null;
+    } catch (error) {
+      if (error instanceof UploadError || error instanceof ApiError) throw error;
+      throw new UploadError('bad_request', formProblem(error));
     }
-  } catch (error) {
-    if (error instanceof UploadError || error instanceof ApiError) throw error;
-    throw new UploadError('bad_request', formProblem(error));
+  };
+  const file = await nextFile();
+  if (file === null)
+    throw new UploadError('validation_failed', 'Send the CSV in the multipart field `file`', 'file');
+  const bytes = limitBytes(withTimeouts(file.file, options.timeouts), options.maxBytes);
+  async function* fileThenLaterFields(): AsyncGenerator<Buffer> {
+    yield* uploadErrorsOnly(bytes);
+    // Fields after the file (a form that puts `name` last) still count: they are read into
+    // `fields` before the list's details are taken, after its rows.
+    if ((await nextFile()) !== null)
+      throw new UploadError('bad_request', 'The multipart form has more than one file');
   }
-  throw new UploadError('validation_failed', 'Send the CSV in the multipart field `file`', 'file');
+  return { fields, file: fileThenLaterFields() };
 }
 
 /** What is wrong with a form, from @fastify/multipart's or busboy's error. */
