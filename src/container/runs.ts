@@ -4,7 +4,7 @@
  * (dashboard) key, so a run's verifications count like the account's other lists.
  */
 import type { Plan } from '../accounts/plans.ts';
-import { storageLimits } from '../accounts/plans.ts';
+import { effectiveLimits, storageLimits } from '../accounts/plans.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
 import { RUN_JOB } from '../integrations/runs/ports.ts';
 import { RunService } from '../integrations/runs/run-service.ts';
@@ -13,7 +13,6 @@ import type { PeriodicTask } from '../jobs/periodic-tasks.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { Store } from '../store.ts';
-import { meterFor } from '../usage/meter.ts';
 import type { Logger } from './logger.ts';
 
 export interface RunDeps {
@@ -31,8 +30,8 @@ function listRoom(deps: RunDeps): (accountId: string) => Promise<{ rows: number;
   return async (accountId) => {
     const account = await deps.store.findAccount(accountId);
     if (account === null) throw new Error(`account ${accountId} is gone`);
-    const meter = meterFor(deps.plans, account, await deps.store.dashboardKey(accountId));
-    const limits = storageLimits(meter.limits);
+    // The account's own figures decide its storage: no key is needed to read them.
+    const limits = storageLimits(effectiveLimits(deps.plans, account.plan, account));
     return { rows: await deps.lists.room(accountId, limits), maxStoredRows: limits.maxStoredRows };
   };
 }
