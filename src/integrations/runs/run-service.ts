@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { JobQueue } from '../../jobs/ports.ts';
 import type { ListService } from '../../lists/list-service.ts';
 import type { ListRecord } from '../../lists/ports.ts';
-import { type Category, categoryOf } from '../categories.ts';
+import type { Status } from '../../verification/report.ts';
+import { categoryOf } from '../categories.ts';
 import type { IntegrationService } from '../integration-service.ts';
 import { PROVIDER_LABELS } from '../ports.ts';
 import {
@@ -159,13 +160,11 @@ export class RunService {
   async cancel(accountId: string, integrationId: string, runId: string): Promise<CancelOutcome> {
     const run = await this.#deps.runs.findRun(accountId, integrationId, runId);
     if (run === null) return { kind: 'not_found' };
-    const cancelled = await this.#deps.runs.updateRun(
-      run.id,
-      ACTIVE_RUN_STATES,
-      'cancelled',
-      this.#now().toISOString(),
-      { message: 'Cancelled by its owner.', finishedAt: this.#now().toISOString() },
-    );
+    const now = this.#now().toISOString();
+    const cancelled = await this.#deps.runs.updateRun(run.id, ACTIVE_RUN_STATES, 'cancelled', now, {
+      message: 'Cancelled by its owner.',
+      finishedAt: now,
+    });
     if (!cancelled) return { kind: 'conflict', state: (await this.view(run)).state };
     if (run.listId !== null) await this.#deps.lists.cancel(accountId, run.listId);
     const after = await this.#deps.runs.getRun(run.id);
@@ -207,8 +206,7 @@ function emptyCategories(): RunCategories {
 export function categoriesOf(list: ListRecord): RunCategories {
   const categories = emptyCategories();
   for (const [status, count] of Object.entries(list.counts.byStatus)) {
-    const category: Category = categoryOf(status as never);
-    categories[category] += count;
+    categories[categoryOf(status as Status)] += count;
     categories.verified += count;
   }
   return categories;
