@@ -1,16 +1,18 @@
 /**
  * The dependency rules the layout is meant to make visible, checked by `npm run lint`:
  * - no import cycle;
- * - domain folders (accounts, jobs, lists, net, usage, verification, webhooks) import neither `adapters/` nor `http/`;
+ * - domain folders (accounts, doctor, integrations, jobs, lists, net, observability, usage, verification, webhooks) import neither `adapters/` nor `http/`;
  * - only the composition root (`container/`) imports `adapters/`, and an `adapters/<port>/` folder
  *   never imports another one;
  * - `verification/` imports no I/O library: it is pure and works through its ports.
+ * - prom-client is imported by `adapters/metrics/` alone (everything else records through `observability/`).
  *
  * What breaks a rule today is listed in `.dependency-cruiser-known-violations.json` and tolerated
  * (`--ignore-known`): anything new fails the lint. The list only ever shrinks; regenerate it with
  * `npm run lint:deps:baseline` after removing violations, never to admit new ones.
  */
-const DOMAIN = '^src/(accounts|jobs|lists|net|usage|verification|webhooks)/';
+const DOMAIN =
+  '^src/(accounts|doctor|integrations|jobs|lists|net|observability|usage|verification|webhooks)/';
 const ROOT = '^src/container/';
 
 module.exports = {
@@ -44,6 +46,14 @@ module.exports = {
         'save adapters/redis/, the toolbox every Redis-backed adapter shares (client, fallback, lease semaphore).',
       from: { path: '^src/adapters/([^/]+)/' },
       to: { path: '^src/adapters/', pathNot: '^src/adapters/($1|redis)/' },
+    },
+    {
+      name: 'prom-client-only-in-its-adapter',
+      severity: 'error',
+      comment:
+        'Metrics are recorded through observability/ports.ts; prom-client is loaded by adapters/metrics/ alone, and only when metrics are on.',
+      from: { path: '^src/', pathNot: '^src/adapters/metrics/' },
+      to: { path: '(^|/)node_modules/prom-client/' },
     },
     {
       name: 'verification-is-pure',

@@ -56,6 +56,96 @@ const nameList = (fallback: readonly string[]) =>
             .filter((entry) => entry.length > 0),
     );
 
+/** One SOCKS5 egress of the SMTP probe (an entry of MAILVET_SMTP_PROXY). */
+export interface SmtpProxy {
+  host: string;
+  port: number;
+  /** RFC 1929 credentials, both or neither. */
+  user?: string;
+  password?: string;
+  /** EHLO name of probes through this proxy (its exit address's name); MAILVET_SMTP_HELO when unset. */
+  helo?: string;
+}
+
+const HELO_NAME =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[(?:IPv6:)?[0-9A-Fa-f:.]+\])$/;
+
+/**
+ * `socks5://[user:pass@]host:port[#helo=name]` entries, comma-separated. A bad entry is named by
+ * its number and its text with the password masked: start-up errors end up in logs.
+ */
+const smtpProxies = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const entries = (value ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0);
+    const proxies: SmtpProxy[] = [];
+    const seen = new Set<string>();
+    entries.forEach((entry, index) => {
+      const parsed = parseSmtpProxy(entry);
+      const key = typeof parsed === 'string' ? '' : `${parsed.user ?? ''}@${parsed.host}:${parsed.port}`;
+      const problem = typeof parsed === 'string' ? parsed : seen.has(key) ? 'listed twice' : null;
+      if (problem !== null) {
+        ctx.addIssue({ code: 'custom', message: `entry ${index + 1} (${maskPassword(entry)}): ${problem}` });
+      } else if (typeof parsed !== 'string') {
+        seen.add(key);
+        proxies.push(parsed);
+      }
+    });
+    return proxies;
+  });
+
+/** One proxy entry, or what is wrong with it (never quoting it). */
+function parseSmtpProxy(entry: string): SmtpProxy | string {
+  const shape = 'socks5://[user:pass@]host:port[#helo=name]';
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return `not a URL of the form ${shape}`;
+  }
+  // socks5h would have the proxy resolve names; the probe resolves MX hosts itself (the SSRF guard).
+  if (url.protocol !== 'socks5:') return `must start with socks5:// (${shape})`;
+  if (url.hostname === '' || url.port === '' || url.port === '0') return `needs a host and a port (${shape})`;
+  if (url.pathname.replace(/^\/$/, '') !== '' || url.search !== '') return `has a path or query (${shape})`;
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    return 'user or password is badly percent-encoded';
+  }
+  if ((user === '') !== (password === '')) return 'needs both a user and a password, or neither';
+  if (Buffer.byteLength(user) > 255 || Buffer.byteLength(password) > 255)
+    return 'user and password may have at most 255 bytes each (RFC 1929)';
+  const fragment = url.hash.slice(1);
+  const helo = /^helo=(.+)$/.exec(fragment)?.[1];
+  if (fragment !== '' && (helo === undefined || !HELO_NAME.test(helo)))
+    return 'the fragment must be #helo=<host name>, such as #helo=mx1.example.com';
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(url.port),
+    ...(user !== '' && { user, password }),
+    ...(helo !== undefined && { helo }),
+  };
+}
+
+/** The entry with whatever stands between `user:` and the last `@` masked. */
+function maskPassword(entry: string): string {
+  const at = entry.lastIndexOf('@');
+  if (at < 0) return entry;
+  const scheme = entry.indexOf('://');
+  const start = scheme < 0 || scheme > at ? 0 : scheme + 3;
+  const userinfo = entry.slice(start, at);
+  const colon = userinfo.indexOf(':');
+  if (colon < 0) return entry;
+  return `${entry.slice(0, start)}${userinfo.slice(0, colon)}:***${entry.slice(at)}`;
+}
+
 const envSchema = z.object({
   /** Listen port of the HTTP API and dashboard. */
   PORT: integer(8080, 0, 65535),
@@ -105,6 +195,11 @@ const envSchema = z.object({
   MAILVET_SMTP_FROM: optionalText,
   /** Allow MX addresses in private/loopback ranges (tests only). */
   MAILVET_SMTP_ALLOW_PRIVATE: booleanFlag(false),
+  /**
+   * SOCKS5 egress of the probe, comma-separated `socks5://[user:pass@]host:port[#helo=name]`: each
+   * probed domain always goes through the same one; the proxy is given MX addresses, never names.
+   */
+  MAILVET_SMTP_PROXY: smtpProxies,
   /** Connect timeout of the probe, ms. */
   MAILVET_SMTP_CONNECT_TIMEOUT_MS: integer(5000, 1, 600_000),
   /** Per-command timeout of the probe, ms. */
@@ -178,6 +273,18 @@ const envSchema = z.object({
   MAILVET_DNS_CONTROL_NAMES: nameList(['gmail.com', 'outlook.com', 'yahoo.com']),
   /** How long the resolver's health (the control queries' verdict) is trusted, seconds. */
   MAILVET_DNS_CONTROL_TTL: integer(30, 1, 3600),
+  /** DNS blocklist zones asked about our egress address (`mailvet doctor`, sender-domain checks); empty turns them off. */
+  MAILVET_DNSBL_ZONES: nameList(['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org']),
+  /** Mail hosts `mailvet doctor` tests port 25 egress against, comma-separated `host[:port]` (port: MAILVET_SMTP_PORT). */
+  MAILVET_DOCTOR_MX_HOSTS: nameList([
+    'gmail-smtp-in.l.google.com',
+    'outlook-com.olc.protection.outlook.com',
+    'mta5.am0.yahoodns.net',
+  ]),
+  /** The public address probes leave from, when mail servers do not echo it (behind NAT); learned when unset. */
+  MAILVET_EGRESS_IP: optionalText,
+  /** Users (sign-in emails, comma-separated) who see the probe host's health on the dashboard's Account page. */
+  MAILVET_OPERATORS: nameList([]),
   /**
    * Where users and webhooks reach the service: the session cookie is `Secure` when it is https,
    * and it is the origin unsafe requests with a session must come from. `http://localhost:$PORT`
@@ -188,6 +295,21 @@ const envSchema = z.object({
   }),
   /** `open`: anyone may sign up in the dashboard; `closed`: users are made with `mailvet users create`. */
   MAILVET_SIGNUP: z.enum(['open', 'closed']).default('open'),
+  /** Prometheus `/metrics` on a listener of its own at HOST:this port (0: any free one); unset: none. */
+  MAILVET_METRICS_PORT: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const port = Number(value);
+    if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
+    ctx.addIssue({ code: 'custom', message: 'must be an integer from 0 to 65535' });
+    return z.NEVER;
+  }),
+  /**
+   * `/metrics` on the API port, to `Authorization: Bearer <this>`; the metrics port asks for it too
+   * when both are set. Metrics are off (prom-client never loaded) when neither is set.
+   */
+  MAILVET_METRICS_TOKEN: optionalText,
+  /** pino log level of the process: fatal, error, warn, info, debug, trace or silent. */
+  MAILVET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 function isHttpUrl(value: string): boolean {

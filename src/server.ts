@@ -7,11 +7,14 @@ import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
+import { logDoctorSummary } from './container/doctor.ts';
 import { createServices } from './container/index.ts';
 import { startWorker } from './container/jobs.ts';
 import { createLogger } from './container/logger.ts';
+import { serveMetrics } from './container/metrics.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';
+import type { MetricsListener } from './http/metrics-listener.ts';
 import type { JobRuntime } from './jobs/runtime.ts';
 import type { Store } from './store.ts';
 
@@ -40,6 +43,8 @@ export interface RunningServer {
   url: string;
   /** The store it runs on (closed by `close`). */
   store: Store;
+  /** `http://host:port/metrics` of the metrics listener, with MAILVET_METRICS_PORT. */
+  metricsUrl?: string;
   /** Graceful close: stop accepting, finish in-flight requests, close the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -52,15 +57,17 @@ const DEFAULTS = {
 
 /** Starts the API on HOST:PORT and returns once it listens. */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
-  const log = createLogger(options.logger ?? { level: 'info' });
+  const log = createLogger(options.logger ?? { level: config.MAILVET_LOG_LEVEL });
   const services = await createServices(config, { log });
   let app: FastifyInstance;
+  let metricsListener: MetricsListener | undefined;
   try {
     app = buildApp(
       {
         ...services,
         uploadIdleTimeoutMs: config.MAILVET_UPLOAD_IDLE_TIMEOUT_MS,
         uploadTimeoutMs: config.MAILVET_UPLOAD_TIMEOUT_MS,
+        metricsToken: config.MAILVET_METRICS_TOKEN,
       },
       {
         // Logging off: Fastify's no-op logger, which makes no per-request child logger (a silent
@@ -80,20 +87,25 @@ export async function startServer(config: Config, options: StartServerOptions = 
     // (its lists stay runnable in the store) before the store and queue close.
     let worker: JobRuntime | undefined;
     app.addHook('onClose', async () => {
+      await metricsListener?.close();
       await worker?.close();
       await services.close();
     });
+    metricsListener = await serveMetrics(config, services.metricsExposition, log);
     await app.listen({ host: config.HOST, port: config.PORT });
     if (options.worker ?? config.REDIS_URL === undefined) {
       worker = startWorker(services);
     }
   } catch (error) {
+    await metricsListener?.close().catch(() => {});
     await services.close().catch(() => {});
     throw error;
   }
 
   const url = listeningUrl(app);
   app.log.info({ store: services.store.kind }, `listening on ${url}`);
+  // After listening, in the background: /healthz never waits for port 25 or a blocklist.
+  if (config.MAILVET_SMTP_PROBE && services.doctor !== undefined) logDoctorSummary(services.doctor, log);
 
   let closing: Promise<void> | undefined;
   let detachSignals = (): void => {};
@@ -104,7 +116,13 @@ export async function startServer(config: Config, options: StartServerOptions = 
   if (options.handleSignals ?? true) {
     detachSignals = handleSignals(app, close, options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs);
   }
-  return { app, url, store: services.store, close };
+  return {
+    app,
+    url,
+    store: services.store,
+    ...(metricsListener && { metricsUrl: metricsListener.url }),
+    close,
+  };
 }
 
 function listeningUrl(app: FastifyInstance): string {

@@ -2,7 +2,9 @@
  * Passwords of dashboard users: argon2id (OWASP's first choice) with @node-rs/argon2's defaults
  * (19 MiB, 2 passes, 1 lane: OWASP's minimum for argon2id), which ships prebuilt binaries.
  */
-import { hash, verify } from '@node-rs/argon2';
+
+// Loaded on the first password checked or set: an API-only process never pays for it.
+const argon2 = () => import('@node-rs/argon2');
 
 /** DESIGN §3.2: at least 10 characters; the upper bound keeps hashing cheap to refuse. */
 export const MIN_PASSWORD_LENGTH = 10;
@@ -11,12 +13,13 @@ export const MAX_PASSWORD_LENGTH = 1024;
 /** The stored form of a password: a PHC string (`$argon2id$v=19$m=…`: parameters, salt, hash). */
 export function hashPassword(password: string): Promise<string> {
   // argon2id is the library's default algorithm (its enum is a const enum, not importable here).
-  return hash(password);
+  return argon2().then(({ hash }) => hash(password));
 }
 
 /** Whether the password matches the stored hash; false for a malformed hash. */
 export async function passwordMatches(storedHash: string, password: string): Promise<boolean> {
   try {
+    const { verify } = await argon2();
     return await verify(storedHash, password);
   } catch {
     return false;

@@ -9,7 +9,7 @@ import { effectiveLimits } from '../accounts/plans.ts';
 import type { Account } from '../accounts/ports.ts';
 import { emailProblem, normalizeUserEmail, passwordProblem } from '../accounts/users.ts';
 import { loadConfig } from '../config.ts';
-import { loadPlans } from '../container/index.ts';
+import { loadPlans } from '../container/store.ts';
 import { capFlags, knownPlan, optionalName, withStore } from './store-command.ts';
 import { UsageError } from './usage-error.ts';
 

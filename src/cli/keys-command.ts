@@ -7,7 +7,7 @@
 import { issueApiKey, type KeyRequest, UnknownAccountError } from '../accounts/key-issuance.ts';
 import type { Account, ApiKeyRecord } from '../accounts/ports.ts';
 import { loadConfig } from '../config.ts';
-import { loadPlans } from '../container/index.ts';
+import { loadPlans } from '../container/store.ts';
 import { CAP_FLAGS, capFlags, knownPlan, optionalName, withStore } from './store-command.ts';
 import { UsageError } from './usage-error.ts';
 

@@ -23,6 +23,8 @@ const migrateCommand = () => import('./migrate-command.ts');
 const keysCommand = () => import('./keys-command.ts');
 const accountsCommand = () => import('./accounts-command.ts');
 const verifyCommand = () => import('./verify-command.ts');
+const doctorCommand = () => import('./doctor-command.ts');
+const backupCommand = () => import('./backup-command.ts');
 
 const program = new Command()
   .name('mailvet')
@@ -46,6 +48,14 @@ program
   .command('migrate')
   .description('apply database migrations')
   .action(lazy(migrateCommand, 'runMigrate'));
+
+program
+  .command('backup')
+  .description('an online backup of the embedded database (safe while serve runs)')
+  .requiredOption('--out <file>', 'write the backup here (a temporary file beside it until it is whole)')
+  .option('--force', 'replace FILE when it exists')
+  .option('--json', 'print {"path","bytes","counts","secret_key",...} as JSON')
+  .action(lazy(backupCommand, 'runBackup'));
 
 const keys = program.command('keys').description('manage API keys');
 keys
@@ -136,6 +146,14 @@ program
   .option('--column <name>', 'with --file: the email column, by header name or 1-based number')
   .option('--concurrency <n>', 'addresses verified at once', '32')
   .action(lazy(verifyCommand, 'runVerify'));
+
+program
+  .command('doctor')
+  .description(
+    "check this host's fitness to probe: port 25, PTR and HELO, blocklists, SPF, resolver (exit 1 when a check fails)",
+  )
+  .option('--json', 'print the report as JSON')
+  .action(lazy(doctorCommand, 'runDoctorCommand'));
 
 // Output piped into a command that stops reading (`| head`): stop quietly, as other tools do.
 for (const stream of [process.stdout, process.stderr]) {

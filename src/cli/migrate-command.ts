@@ -2,7 +2,7 @@
  * `mailvet migrate`: applies database migrations (serve and worker also do at start, under a lock).
  */
 import { loadConfig } from '../config.ts';
-import { migrateConfiguredStore } from '../container/index.ts';
+import { migrateConfiguredStore } from '../container/store.ts';
 
 /** Applies pending migrations and lists them. */
 export async function runMigrate(): Promise<void> {

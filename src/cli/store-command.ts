@@ -9,7 +9,7 @@ import type { Plan } from '../accounts/plans.ts';
 import { DEFAULT_PLAN } from '../accounts/plans.ts';
 import type { Figures } from '../accounts/ports.ts';
 import { type Config, loadConfig } from '../config.ts';
-import { openConfiguredStore } from '../container/index.ts';
+import { openConfiguredStore } from '../container/store.ts';
 import type { Store } from '../store.ts';
 import { UsageError } from './usage-error.ts';
 

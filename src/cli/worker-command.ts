@@ -7,12 +7,18 @@ import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../config.ts';
 import { createServices } from '../container/index.ts';
 import { startWorker } from '../container/jobs.ts';
+import { serveMetrics } from '../container/metrics.ts';
 
 /** Runs the worker until a signal. */
 export async function runWorker(): Promise<void> {
   const config = loadConfig();
   const services = await createServices(config);
   const { log } = services;
+  // With MAILVET_METRICS_PORT the worker serves its own figures: each process is scraped.
+  const metrics = await serveMetrics(config, services.metricsExposition, log).catch(async (error) => {
+    await services.close();
+    throw error;
+  });
   const worker = startWorker(services);
   log.info({ store: services.store.kind, queue: services.queue.kind }, 'worker started');
   // The lists in hand reach a safe point, then the store and Redis close; a second signal exits at once.
@@ -25,6 +31,7 @@ export async function runWorker(): Promise<void> {
       if (err !== undefined) log.error({ err }, 'uncaught error: worker stopping');
       else log.info({ signal }, 'worker stopping: finishing the lists in hand');
       await worker.close();
+      await metrics?.close();
       await services.close();
       log.info('worker stopped');
     },

@@ -3,31 +3,36 @@
  * the verification core.
  */
 
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { KeyUseRecorder } from '../accounts/key-use.ts';
-import { BUILT_IN_PLANS, DEFAULT_PLAN, type Plan, parsePlans } from '../accounts/plans.ts';
+import { DEFAULT_PLAN, type Plan } from '../accounts/plans.ts';
 import { SessionManager } from '../accounts/sessions.ts';
 import { SystemClock } from '../adapters/clock/system.ts';
 import { CachedDnsResolver } from '../adapters/dns/cached-resolver.ts';
 import { HealthCheckedDnsResolver } from '../adapters/dns/health-checked-resolver.ts';
-import { NodeDnsResolver } from '../adapters/dns/node-resolver.ts';
 import { ResolverHealth } from '../adapters/dns/resolver-health.ts';
 import { type OperatorListWarning, readOperatorLists } from '../adapters/domain-lists/operator-lists.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
-import { closeRedis, createRedisClient, waitUntilReady } from '../adapters/redis/redis-client.ts';
 import { redisReadiness } from '../adapters/redis/redis-readiness.ts';
 import { MemoryResultCache } from '../adapters/result-cache/memory.ts';
 import { loadSecretKey } from '../adapters/secret-key.ts';
 import { ConnectionBudget } from '../adapters/smtp/connection-budget.ts';
 import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
-import { migrateOnly, openStore } from '../adapters/store/open-store.ts';
+import { SocksDialer } from '../adapters/smtp/socks-dialer.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError, publicOrigin } from '../config.ts';
 import { SignInThrottle } from '../http/sign-in-throttle.ts';
 import { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import { ListService } from '../lists/list-service.ts';
-import type { Store } from '../store.ts';
+import { MeteredDnsResolver } from '../observability/metered-dns.ts';
+import {
+  meteredProber,
+  meteredResultCache,
+  meteredSessionEvents,
+  meteredVerifier,
+} from '../observability/metered-verification.ts';
+import { NO_METRICS } from '../observability/noop.ts';
+import type { MetricsRecorder } from '../observability/ports.ts';
 import { DailyUsageRecorder } from '../usage/daily-usage.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import { VerificationService } from '../usage/verification-service.ts';
@@ -35,11 +40,18 @@ import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
 import { Verifier } from '../verification/pipeline.ts';
 import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
+import { configuredResolver } from './dns.ts';
+import { createDoctorService } from './doctor.ts';
 import { createCampaignChecks, createIntegrations, createWatches } from './integrations.ts';
 import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
 import { createRuns } from './runs.ts';
 import type { Services } from './services.ts';
+import { loadPlans, openConfiguredStore } from './store.ts';
+
+export { loadPlans, migrateConfiguredStore, openConfiguredStore } from './store.ts';
+
 import { SHARED_HOST_SESSIONS, type SharedState, sharedState } from './shared-state.ts';
 
 export type { Services };
@@ -58,18 +70,10 @@ async function createVerifierParts(
   config: Config,
   warn: (message: string) => void,
   shared?: SharedState,
+  metrics: MetricsRecorder = NO_METRICS,
 ): Promise<{ verifier: Verifier; resolverHealth: ResolverHealth }> {
   const clock = new SystemClock();
-  let resolver: NodeDnsResolver;
-  try {
-    resolver = new NodeDnsResolver({
-      servers: config.MAILVET_DNS_SERVERS.length > 0 ? config.MAILVET_DNS_SERVERS : undefined,
-      timeoutMs: config.MAILVET_DNS_TIMEOUT_MS,
-      tries: config.MAILVET_DNS_TRIES,
-    });
-  } catch (error) {
-    throw new ConfigError([`MAILVET_DNS_SERVERS: ${error instanceof Error ? error.message : String(error)}`]);
-  }
+  const resolver = configuredResolver(config);
   const operator = await readOperatorLists({
     allowFile: config.MAILVET_DISPOSABLE_ALLOW_FILE,
     denyFile: config.MAILVET_DISPOSABLE_DENY_FILE,
@@ -80,16 +84,21 @@ async function createVerifierParts(
   for (const warning of operator.warnings) warn(formatWarning(warning));
   // Control queries go to the resolver itself; the health check sits below the cache, so an
   // NXDOMAIN a broken resolver made up is never cached or shared.
-  const resolverHealth = new ResolverHealth(resolver, clock, {
+  const upstream = metrics.enabled ? new MeteredDnsResolver(resolver, metrics) : resolver;
+  const resolverHealth = new ResolverHealth(upstream, clock, {
     controlNames: config.MAILVET_DNS_CONTROL_NAMES,
     verdictTtlMs: config.MAILVET_DNS_CONTROL_TTL * 1000,
     warn,
   });
-  const checked = new HealthCheckedDnsResolver(resolver, resolverHealth);
-  const dns = new CachedDnsResolver(checked, clock, { shared: shared?.dnsAnswers });
+  const checked = new HealthCheckedDnsResolver(upstream, resolverHealth);
+  const dns = new CachedDnsResolver(checked, clock, {
+    shared: shared?.dnsAnswers,
+    ...(metrics.enabled && { onLookup: (question, hit) => metrics.dnsCacheLookup(question, hit) }),
+  });
+  const prober = createProber(config, dns, clock, shared, warn, metrics);
   const verifier = new Verifier({
     dns,
-    prober: createProber(config, dns, clock, shared),
+    prober: metrics.enabled ? meteredProber(prober, metrics) : prober,
     lists: createListChecker({ allowDomains: operator.allowDomains, denyDomains: operator.denyDomains }),
     clock,
   });
@@ -115,26 +124,33 @@ export interface ServiceOverrides {
 
 /** Builds the services of this configuration: store (migrated), plans, limits, caches, verifier, queue. */
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
-  const log = overrides.log ?? createLogger();
+  const log = overrides.log ?? createLogger({ level: config.MAILVET_LOG_LEVEL });
   const warn = (message: string): void => log.warn(message);
+  const metrics = await createMetrics(config);
+  const recorder = metrics ?? NO_METRICS;
   const clock = new SystemClock();
   const plans = overrides.plans ?? (await loadPlans(config));
+  // Loaded only in scale-out: an embedded process never pays for the Redis client (start-up, memory).
+  const redisClients =
+    config.REDIS_URL === undefined ? undefined : await import('../adapters/redis/redis-client.ts');
   const redis =
     config.REDIS_URL === undefined
       ? undefined
-      : createRedisClient(config.REDIS_URL, { commandTimeoutMs: config.MAILVET_REDIS_TIMEOUT_MS });
+      : redisClients!.createRedisClient(config.REDIS_URL, {
+          commandTimeoutMs: config.MAILVET_REDIS_TIMEOUT_MS,
+        });
   // Waiting here keeps the first requests from falling back (and warning) while Redis connects.
-  if (redis !== undefined && !(await waitUntilReady(redis))) {
+  if (redis !== undefined && !(await redisClients!.waitUntilReady(redis))) {
     warn('Redis is not answering yet: rate limits and caches use memory until it does');
   }
   const shared = redis && sharedState(redis, clock, warn, config.MAILVET_SMTP_PROBE_TIMEOUT_MS);
   const built =
-    overrides.verifier === undefined ? await createVerifierParts(config, warn, shared) : undefined;
+    overrides.verifier === undefined ? await createVerifierParts(config, warn, shared, recorder) : undefined;
   const verifier = overrides.verifier ?? built!.verifier;
   const secretKey = await loadSecretKey(config);
   const store = await openConfiguredStore(config, plans);
   if (store.kind === 'sqlite') for (const exposed of exposedDataFiles(config.MAILVET_DATA_DIR)) warn(exposed);
-  const queue = createQueue(config, failListsGivenUp(store.lists, warn, store.runs));
+  const queue = await createQueue(config, failListsGivenUp(store.lists, warn, store.runs));
   const lists = new ListService({
     lists: store.lists,
     queue,
@@ -151,11 +167,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   dailyTimer.unref();
   const rateLimiter = overrides.rateLimiter ?? shared?.rateLimiter ?? new MemoryRateLimiter(clock);
   const origin = publicOrigin(config);
+  const doctor = { service: createDoctorService(config), operators: config.MAILVET_OPERATORS };
+  const cache = shared?.resultCache ?? new MemoryResultCache();
   const service = new VerificationService({
-    verifier,
+    verifier: recorder.enabled ? meteredVerifier(verifier, recorder) : verifier,
     usage: store,
     daily,
-    cache: shared?.resultCache ?? new MemoryResultCache(),
+    cache: recorder.enabled ? meteredResultCache(cache, recorder) : cache,
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
     inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
     ...(overrides.now && { now: overrides.now }),
@@ -164,9 +182,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     inFlight: shared?.inFlight,
     now: overrides.now,
   });
+  recorder.queueDepthFrom(() => queue.counts());
   return {
     config,
     log,
+    metrics: recorder,
+    ...(metrics && { metricsExposition: metrics }),
     verifier,
     store,
     service,
@@ -205,6 +226,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       now: overrides.now,
     }),
     secretKey,
+    doctor,
     moreReadiness: async (): Promise<Record<string, 'ok' | 'degraded'>> => {
       const [dns, redisLine] = await Promise.all([
         built?.resolverHealth.readiness(),
@@ -213,11 +235,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       return { ...(dns && { dns }), ...(redisLine && { redis: redisLine }) };
     },
     close: async () => {
+      doctor.service.close();
       clearInterval(dailyTimer);
       await flushDaily();
       await queue.close();
       await store.close();
-      if (redis !== undefined) await closeRedis(redis);
+      if (redis !== undefined) await redisClients!.closeRedis(redis);
     },
   };
 }
@@ -229,30 +252,14 @@ function stderrWarn(message: string): void {
   process.stderr.write(`mailvet: ${message}\n`);
 }
 
-/** The plans: MAILVET_PLANS when set, else the built-in ones. */
-export async function loadPlans(config: Config): Promise<Readonly<Record<string, Plan>>> {
-  if (config.MAILVET_PLANS === undefined) return BUILT_IN_PLANS;
-  let text: string;
-  try {
-    text = await readFile(config.MAILVET_PLANS, 'utf8');
-  } catch (error) {
-    throw new ConfigError([
-      `MAILVET_PLANS: cannot read ${config.MAILVET_PLANS}: ${(error as Error).message}`,
-    ]);
-  }
-  try {
-    return parsePlans(text);
-  } catch (error) {
-    throw new ConfigError([`MAILVET_PLANS: ${config.MAILVET_PLANS}: ${(error as Error).message}`]);
-  }
-}
-
 /** The SMTP stage: the real prober, or one that skips when MAILVET_SMTP_PROBE=false. */
 export function createProber(
   config: Config,
   dns: DnsResolver,
   clock: Clock,
   shared?: SharedState,
+  warn: (message: string) => void = stderrWarn,
+  metrics: MetricsRecorder = NO_METRICS,
 ): MailboxProber {
   if (!config.MAILVET_SMTP_PROBE) return new SkippingProber();
   const helo = config.MAILVET_SMTP_HELO ?? hostname();
@@ -277,26 +284,7 @@ export function createProber(
       perAccount: config.MAILVET_SMTP_CONNECTIONS_PER_ACCOUNT,
       refusedForMs: config.MAILVET_SMTP_REFUSED_HOLD_MS,
     }),
-  });
-}
-
-/** The configured store (SQLite in the data directory, or PostgreSQL), migrated with the plans in force. */
-export async function openConfiguredStore(
-  config: Config,
-  plans?: Readonly<Record<string, Plan>>,
-): Promise<Store> {
-  return openStore({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.MAILVET_DATA_DIR,
-    plans: plans ?? (await loadPlans(config)),
-  });
-}
-
-/** Applies pending migrations to the configured store and closes it; returns their names. */
-export async function migrateConfiguredStore(config: Config): Promise<string[]> {
-  return migrateOnly({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.MAILVET_DATA_DIR,
-    plans: await loadPlans(config),
+    egress: config.MAILVET_SMTP_PROXY.map((proxy) => new SocksDialer(proxy, warn)),
+    ...(metrics.enabled && { sessionEvents: meteredSessionEvents(metrics) }),
   });
 }

@@ -5,7 +5,6 @@
  * the removal of expired sessions).
  */
 import { sessionSweepTask } from '../accounts/session-sweep.ts';
-import { BullmqQueue } from '../adapters/queue/bullmq/bullmq-queue.ts';
 import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
 import { sendWebhook } from '../adapters/webhooks/http-sender.ts';
 import type { Config } from '../config.ts';
@@ -17,6 +16,7 @@ import { ListRunner } from '../lists/list-runner.ts';
 import { listSweepTask } from '../lists/list-sweep.ts';
 import { listTurnsHandler } from '../lists/list-turns.ts';
 import { LIST_JOB, type ListStore } from '../lists/ports.ts';
+import { meteredDailyUsage } from '../observability/metered-verification.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { recordListEnd } from '../webhooks/events.ts';
 import { nextAttemptDelayMs } from '../webhooks/retry.ts';
@@ -65,9 +65,10 @@ export function failListsGivenUp(
   };
 }
 
-/** The job queue for this configuration. */
-export function createQueue(config: Config, onError: QueueErrorHandler): JobQueue {
+/** The job queue for this configuration (BullMQ is loaded only in scale-out). */
+export async function createQueue(config: Config, onError: QueueErrorHandler): Promise<JobQueue> {
   if (config.REDIS_URL === undefined) return new InProcessQueue({ onError });
+  const { BullmqQueue } = await import('../adapters/queue/bullmq/bullmq-queue.ts');
   return new BullmqQueue({
     url: config.REDIS_URL,
     lockDurationMs: config.MAILVET_JOB_LOCK_MS,
@@ -94,7 +95,7 @@ export function startWorker(services: Services): JobRuntime {
     plans,
     verify: (email, options) => services.service.verifyUncharged(email, options),
     recheckDelayMs: config.MAILVET_LIST_RECHECK_MS,
-    daily: services.daily,
+    daily: services.metrics.enabled ? meteredDailyUsage(services.daily, services.metrics) : services.daily,
   });
   const runs = createRunWorker({
     store,

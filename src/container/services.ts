@@ -5,6 +5,7 @@
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
 import type { Config } from '../config.ts';
+import type { DoctorAccess } from '../doctor/doctor-service.ts';
 import type { DashboardAuth } from '../http/routes/v1/index.ts';
 import type { CampaignCheckService } from '../integrations/campaign-check.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
@@ -13,6 +14,7 @@ import type { ScheduleService } from '../integrations/schedules/schedule-service
 import type { WatchService } from '../integrations/watches.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
+import type { MetricsExposition, MetricsRecorder } from '../observability/ports.ts';
 import type { Store } from '../store.ts';
 import type { DailyUsageRecorder } from '../usage/daily-usage.ts';
 import type { RateLimiter } from '../usage/ports.ts';
@@ -25,6 +27,10 @@ export interface Services {
   config: Config;
   /** The process's one logger. */
   log: Logger;
+  /** What the process records for `/metrics` (a no-op when metrics are off). */
+  metrics: MetricsRecorder;
+  /** What `/metrics` serves; absent when metrics are off. */
+  metricsExposition?: MetricsExposition;
   verifier: Pick<Verifier, 'verify'>;
   store: Store;
   service: VerificationService;
@@ -53,6 +59,8 @@ export interface Services {
   schedules: ScheduleService;
   /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
   secretKey: Buffer;
+  /** The probe host's health (`mailvet doctor`'s report): the start-up line and the operators' panel. */
+  doctor?: DoctorAccess;
   /** The resolver's line in /readyz, and Redis's in scale-out. */
   moreReadiness?: () => Promise<Record<string, 'ok' | 'degraded'>>;
   /** Closes the store and the Redis connection. */

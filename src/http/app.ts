@@ -6,16 +6,19 @@
  */
 
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import fp from 'fastify-plugin';
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
+import type { DoctorAccess } from '../doctor/doctor-service.ts';
 import type { CampaignCheckService } from '../integrations/campaign-check.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
 import type { RunService } from '../integrations/runs/run-service.ts';
 import type { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import type { WatchService } from '../integrations/watches.ts';
 import type { ListService } from '../lists/list-service.ts';
+import { NO_METRICS } from '../observability/noop.ts';
+import type { MetricsExposition, MetricsRecorder } from '../observability/ports.ts';
 import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
@@ -26,11 +29,14 @@ import {
   type ConnectionLimits,
 } from './connection-limits.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
+import { type LazyCompilers, lazyCompilers } from './lazy-compilers.ts';
 import { type LoggerSettings, loggerOptions } from './logger.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
 import { gracefulClosePlugin } from './plugins/graceful-close.ts';
+import { metricsPlugin } from './plugins/metrics.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
+import { requestLogPlugin } from './plugins/request-log.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
 import { integrationOAuthRoutes } from './routes/integration-oauth.ts';
 import { mailchimpHookRoutes } from './routes/mailchimp-hooks.ts';
@@ -66,12 +72,19 @@ export interface AppDeps {
   schedules?: ScheduleService;
   /** Signs list webhooks. */
   secretKey?: Buffer;
+  /** The probe host's health for operators (GET /api/v1/doctor). */
+  doctor?: DoctorAccess;
   /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */
   uploadIdleTimeoutMs?: number;
   /** A list upload that takes longer than this in all is refused (408), ms [3,600,000]. */
   uploadTimeoutMs?: number;
   /** Further lines for the default /readyz (Redis in scale-out). */
   moreReadiness?: () => Promise<ReadinessChecks>;
+  /** Records requests and refusals (metrics off when absent). */
+  metrics?: MetricsRecorder;
+  /** With `metricsToken`, served at `/metrics` to callers presenting that bearer token. */
+  metricsExposition?: MetricsExposition;
+  metricsToken?: string;
 }
 
 /** Server options that are not part of the API's contract. */
@@ -89,6 +102,8 @@ export interface BuildAppOptions {
   connectionTimeoutMs?: number;
   /** Caps on sockets (in all, per client address) and on idle ones; none when absent (tests). */
   connectionLimits?: ConnectionLimits;
+  /** Validators and serializers, compiled on first use (a test passes its own to compile them all). */
+  compilers?: LazyCompilers;
 }
 
 /** Largest request body accepted (DESIGN §1: 1 MB). */
@@ -102,6 +117,14 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   await app.register(requestIdPlugin);
+  await app.register(requestLogPlugin);
+  await app.register(metricsPlugin, {
+    metrics: deps.metrics ?? NO_METRICS,
+    ...(deps.metricsExposition !== undefined &&
+      deps.metricsToken !== undefined && {
+        endpoint: { exposition: deps.metricsExposition, token: deps.metricsToken },
+      }),
+  });
   await app.register(gracefulClosePlugin);
   await app.register(fastifyCookie);
   // Before the routes: the OpenAPI generator collects routes as they are added.
@@ -132,6 +155,8 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
       ? { logger: loggerOptions(options.logger) }
       : { loggerInstance: options.loggerInstance }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // One line per request, written by the request-log plugin, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: requestIdFor,
     // Off: the body's deadline is per route (body-deadline.ts); the head keeps Node's bound.
@@ -151,6 +176,7 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
     onConstructorPoisoning: 'remove',
     clientErrorHandler: handleClientError,
     frameworkErrors: handleFrameworkError,
+    schemaController: { compilersFactory: compilersFactory(options.compilers ?? lazyCompilers()) },
     ajv: {
       // Fastify coerces types by default ("123" for 123): the API refuses wrong types instead.
       // One error at a time: bodies may hold 250,000 bad entries, and Ajv would list them all.
@@ -186,6 +212,11 @@ async function storeReadiness(store: Pick<Store, 'ping'>): Promise<ReadinessChec
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The factories Fastify takes (without `compileAll`, which it must not see). */
+function compilersFactory({ buildValidator, buildSerializer }: LazyCompilers) {
+  return { buildValidator, buildSerializer };
 }
 
 /** The request head's bound: the configured one, never longer than a whole request's. */

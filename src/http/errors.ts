@@ -190,7 +190,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (apiError.statusCode >= 500) {
     request.log.error({ err: error }, 'request failed');
   } else {
-    request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
+    // Debug only: the request line (request-log plugin) names the code already.
+    request.log.debug({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
   }
   reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError, request.id));
 }

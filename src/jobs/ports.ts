@@ -42,6 +42,13 @@ export interface ConsumeOptions {
  */
 export type QueueErrorHandler = (job: JobRef | undefined, error: unknown, willRetry?: boolean) => void;
 
+/** Jobs in a queue by state. */
+export interface JobCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+}
+
 export interface JobQueue {
   /** Which implementation: for logs. */
   readonly kind: 'in-process' | 'bullmq';
@@ -68,6 +75,11 @@ export interface JobQueue {
    * store still knows the work).
    */
   consume(handlers: JobHandlers, options: ConsumeOptions): void;
+  /**
+   * How many jobs wait, run and wait out a delay (a retry's backoff, a deferral), all kinds
+   * together: this process's for the in-process queue, the shared queue's for BullMQ. For metrics.
+   */
+  counts(): Promise<JobCounts>;
   /**
    * Stops taking new work (no handler starts once close() is called), waits for running handlers
    * to settle, and releases connections. Idempotent. Waiting jobs are kept by BullMQ for the next

@@ -23,6 +23,8 @@ export interface ZoneEntry {
   /** The name is an alias: every query is answered with this CNAME, then the target's records. */
   cname?: string;
   txt?: string[];
+  /** PTR names (owner `5.0.0.127.in-addr.arpa` for 127.0.0.5). */
+  ptr?: string[];
   /** Answer with SERVFAIL or REFUSED, or never answer ('blackhole'). */
   fail?: ZoneFailure;
   /** Restrict `fail` to these query types (default: all). */
@@ -139,6 +141,8 @@ function recordsOf(owner: string, entry: ZoneEntry, qtype: number): Resource[] {
       return (entry.aaaa ?? []).map((address) => make({ type: Packet.TYPE.AAAA, address }));
     case Packet.TYPE.TXT:
       return (entry.txt ?? []).map((data) => make({ type: Packet.TYPE.TXT, data }));
+    case Packet.TYPE.PTR:
+      return (entry.ptr ?? []).map((domain) => make({ type: Packet.TYPE.PTR, domain }));
     default:
       return [];
   }

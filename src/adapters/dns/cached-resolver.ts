@@ -27,6 +27,8 @@ export interface DnsCacheOptions {
    * in-process miss, before the inner resolver; it receives every answer but failures.
    */
   shared?: DnsAnswerStore;
+  /** Told of every lookup: answered here (fresh, or joined to one in flight) or not (metrics). */
+  onLookup?: (question: Question, hit: boolean) => void;
 }
 
 /**
@@ -60,6 +62,7 @@ export class CachedDnsResolver implements DnsResolver {
   readonly #errorTtlMs: number;
   readonly #maxEntries: number;
   readonly #shared: DnsAnswerStore | undefined;
+  readonly #onLookup: ((question: Question, hit: boolean) => void) | undefined;
 
   constructor(inner: DnsResolver, clock: Clock, options: DnsCacheOptions = {}) {
     this.#inner = inner;
@@ -71,6 +74,7 @@ export class CachedDnsResolver implements DnsResolver {
     this.#errorTtlMs = (options.errorTtlSeconds ?? 15) * 1000;
     this.#maxEntries = Math.max(1, options.maxEntries ?? 100_000);
     this.#shared = options.shared;
+    this.#onLookup = options.onLookup;
   }
 
   /** Names currently cached. */
@@ -86,21 +90,27 @@ export class CachedDnsResolver implements DnsResolver {
   /** MX records of `domain`, from the cache when fresh. */
   resolveMx(domain: string): Promise<DnsAnswer<MxRecord[]>> {
     const slot = this.#entries.get(domain)?.mx;
-    if (slot !== undefined && slot.expiresAt > this.#clock.now()) return slot.answer;
+    const hit = slot !== undefined && slot.expiresAt > this.#clock.now();
+    this.#onLookup?.('mx', hit);
+    if (hit) return slot.answer;
     return this.#refresh(domain, 'mx') as Promise<DnsAnswer<MxRecord[]>>;
   }
 
   /** IPv4 addresses of `host`, from the cache when fresh. */
   resolveA(host: string): Promise<DnsAnswer<string[]>> {
     const slot = this.#entries.get(host)?.a;
-    if (slot !== undefined && slot.expiresAt > this.#clock.now()) return slot.answer;
+    const hit = slot !== undefined && slot.expiresAt > this.#clock.now();
+    this.#onLookup?.('a', hit);
+    if (hit) return slot.answer;
     return this.#refresh(host, 'a') as Promise<DnsAnswer<string[]>>;
   }
 
   /** IPv6 addresses of `host`, from the cache when fresh. */
   resolveAaaa(host: string): Promise<DnsAnswer<string[]>> {
     const slot = this.#entries.get(host)?.aaaa;
-    if (slot !== undefined && slot.expiresAt > this.#clock.now()) return slot.answer;
+    const hit = slot !== undefined && slot.expiresAt > this.#clock.now();
+    this.#onLookup?.('aaaa', hit);
+    if (hit) return slot.answer;
     return this.#refresh(host, 'aaaa') as Promise<DnsAnswer<string[]>>;
   }
 

@@ -3,6 +3,7 @@
  * that runs getaddrinfo on libuv's 4-thread pool and serializes under load.
  */
 import { promises as dnsPromises } from 'node:dns';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { DnsAnswer, DnsResolver } from '../../verification/ports.ts';
 import type { DnsFailure, MxRecord } from '../../verification/report.ts';
 
@@ -36,6 +37,22 @@ export interface NodeDnsResolverOptions {
 type Outcome<T> = DnsAnswer<T>;
 
 const DEADLINE_PASSED = Symbol('deadline');
+
+/** The `in-addr.arpa` or `ip6.arpa` name of an IP address (RFC 1035 §3.5, RFC 3596 §2.5). */
+function arpaName(address: string): string {
+  if (isIPv4(address)) return `${address.split('.').reverse().join('.')}.in-addr.arpa`;
+  if (!isIPv6(address)) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const missing = 8 - groups(head).length - groups(tail).length;
+  const full = [
+    ...groups(head),
+    ...Array<string>(address.includes('::') ? missing : 0).fill('0'),
+    ...groups(tail),
+  ];
+  const nibbles = full.map((group) => group.padStart(4, '0')).join('');
+  return `${nibbles.split('').reverse().join('.')}.ip6.arpa`;
+}
 
 /** Maps a c-ares error code to an answer; anything unrecognised is our network's trouble. */
 export function answerForErrorCode(code: unknown, negativeTtlSeconds: number): Outcome<never> {
@@ -120,6 +137,35 @@ export class NodeDnsResolver implements DnsResolver {
   /** IPv6 addresses of `host`, with the smallest record TTL. */
   resolveAaaa(host: string): Promise<DnsAnswer<string[]>> {
     return this.#ask(host, (name) => this.#resolver.resolve6(name, { ttl: true }), this.#addressAnswer);
+  }
+
+  /** PTR names of an IP address, without trailing dot (the host check's reverse DNS). */
+  resolvePtr(address: string): Promise<DnsAnswer<string[]>> {
+    // A PTR query of the arpa name: `reverse()` would read /etc/hosts first.
+    return this.#ask(
+      arpaName(address),
+      (name) => this.#resolver.resolvePtr(name),
+      (names): DnsAnswer<string[]> =>
+        names.length === 0
+          ? { kind: 'nodata', ttlSeconds: this.#negativeTtlSeconds }
+          : {
+              kind: 'ok',
+              records: names.map((name) => name.replace(/\.$/, '')),
+              ttlSeconds: this.#mxTtlSeconds,
+            },
+    );
+  }
+
+  /** TXT strings of `name`, each record's chunks joined (SPF, DMARC). */
+  resolveTxt(name: string): Promise<DnsAnswer<string[]>> {
+    return this.#ask(
+      name,
+      (host) => this.#resolver.resolveTxt(host),
+      (records): DnsAnswer<string[]> =>
+        records.length === 0
+          ? { kind: 'nodata', ttlSeconds: this.#negativeTtlSeconds }
+          : { kind: 'ok', records: records.map((chunks) => chunks.join('')), ttlSeconds: this.#mxTtlSeconds },
+    );
   }
 
   /** Cancels every outstanding lookup (they answer `error`), e.g. at shutdown. */

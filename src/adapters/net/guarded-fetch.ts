@@ -6,7 +6,7 @@
  */
 import { lookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import { probeRefusal } from '../../net/address-guard.ts';
 
 export interface GuardedFetchOptions {
@@ -37,11 +37,20 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
       return callback(null, first.address, first.family);
     });
   };
-  const dispatcher = new Agent({
-    connect: { lookup: guardedLookup, timeout: options.connectTimeoutMs ?? 10_000 },
-  });
-  return ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) =>
-    undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+  // undici is loaded at the first request: a process that never calls a third party never pays for it.
+  let client: Promise<{ dispatcher: Agent; undiciFetch: typeof import('undici').fetch }> | undefined;
+  const connect = () =>
+    import('undici').then(({ Agent, fetch: undiciFetch }) => ({
+      dispatcher: new Agent({
+        connect: { lookup: guardedLookup, timeout: options.connectTimeoutMs ?? 10_000 },
+      }),
+      undiciFetch,
+    }));
+  return (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    client ??= connect();
+    const { dispatcher, undiciFetch } = await client;
+    return undiciFetch(input as never, { ...(init as object), dispatcher } as never);
+  }) as unknown as typeof fetch;
 }
 
 /** Whether a configured URL names a loopback or private address literally (or `localhost`). */

@@ -44,7 +44,8 @@ export class ConnectionBudget {
   /**
    * Takes one token from each bucket the attempt draws on, cheapest refusal first. A bucket that
    * cannot be asked (its store failing) lets the attempt through: the caps on hosts, addresses and
-   * sessions still bound it.
+   * sessions still bound it. `ip` is the MX address, or through a proxy `<proxy>/<address>`
+   * (`addressKey` in dialer.ts): each proxy is its own source address to the MX.
    */
   async take(ip: string, domain: string, accountId: string | undefined): Promise<HeldBack> {
     const until = this.#refused.get(ip);

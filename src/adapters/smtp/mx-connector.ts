@@ -4,13 +4,18 @@
  * hosts and `addressesPerHost` addresses each are tried (one only when the host took the
  * connection and never greeted); each attempt waits a bounded time for a per-address slot first,
  * then for a global one (never holding a global slot while waiting for a host), takes tokens from
- * the connection budget, and is cut short by the probe's deadline.
+ * the connection budget, and is cut short by the probe's deadline. With proxies configured, the
+ * domain's one egress (`egress-choice.ts`) carries every attempt, with its own EHLO name, and the
+ * per-address slots and budget count per (egress, address).
  */
 import { probeRefusal } from '../../net/address-guard.ts';
 import type { DnsResolver } from '../../verification/ports.ts';
 import type { MxRecord } from '../../verification/report.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
-import type { HostSessionLimiter } from './ports.ts';
+import { addressKey, type Dialer } from './dialer.ts';
+import { DIRECT_DIALER } from './direct-dialer.ts';
+import { EgressChoice } from './egress-choice.ts';
+import type { HostSessionLimiter, SmtpSessionEvents } from './ports.ts';
 import type { Semaphore } from './semaphore.ts';
 import { type ProbeIdentity, type SessionFailure, SmtpSession } from './smtp-session.ts';
 
@@ -26,6 +31,10 @@ export interface MxConnectorOptions {
   addressesPerHost: number;
   /** The longest wait for a session slot at one address before moving on. */
   hostWaitMs: number;
+  /** SOCKS5 dialers, one sticky per probed domain; direct TCP when omitted or empty. */
+  egress?: readonly Dialer[];
+  /** Told of each session opened and each attempt that gave none (metrics). */
+  events?: SmtpSessionEvents;
 }
 
 /** What one session attempt is for: the domain, on whose behalf, until when, while anyone waits. */
@@ -55,6 +64,7 @@ export class MxConnector {
   readonly #hostSlots: HostSessionLimiter;
   readonly #allSlots: Semaphore;
   readonly #budget: ConnectionBudget | undefined;
+  readonly #egress: EgressChoice;
 
   constructor(
     dns: DnsResolver,
@@ -67,11 +77,13 @@ export class MxConnector {
     this.#hostSlots = slots.host;
     this.#allSlots = slots.all;
     this.#budget = budget;
+    this.#egress = new EgressChoice(options.egress?.length ? options.egress : [DIRECT_DIALER]);
   }
 
   /** The first session an MX host grants, or why none could be had. */
   async open(need: SessionNeed): Promise<OpenedSession | SessionFailure> {
     let last: SessionFailure = HELD_BACK;
+    const dialer = this.#egress.for(need.domain);
     // MX hosts may share addresses: one that failed under one name would fail under the next.
     const tried = new Set<string>();
     for (const mx of need.mxHosts.slice(0, this.#options.maxMxHosts)) {
@@ -84,10 +96,12 @@ export class MxConnector {
           last = { reason: 'probe_refused', reply: null, unreachable: true };
           continue;
         }
-        const attempt = await this.#attempt(ip, mx.exchange, need);
+        const attempt = await this.#attempt(ip, mx.exchange, need, dialer);
         if ('session' in attempt) return attempt;
         // Cancelled mid-attempt: the socket was closed by us, which says nothing about the host.
         if (need.signal.aborted) return TIMED_OUT;
+        // The proxy failed us: every other address would go through it too.
+        if (attempt.egressFault) return attempt;
         last = attempt;
         // A host that answered and refused us speaks for the domain; only silence moves on.
         if (!attempt.unreachable) return attempt;
@@ -98,11 +112,18 @@ export class MxConnector {
     return last;
   }
 
-  async #attempt(ip: string, hostname: string, need: SessionNeed): Promise<OpenedSession | SessionFailure> {
-    if (this.#budget !== undefined && !(await this.#budgetAllows(ip, need))) return HELD_BACK;
+  async #attempt(
+    ip: string,
+    hostname: string,
+    need: SessionNeed,
+    dialer: Dialer,
+  ): Promise<OpenedSession | SessionFailure> {
+    // Each egress is its own source address to the MX: its slots and tokens are its own.
+    const key = addressKey(dialer, ip);
+    if (this.#budget !== undefined && !(await this.#budgetAllows(key, need))) return HELD_BACK;
     let releaseHost: () => void;
     try {
-      releaseHost = await this.#hostSlots.acquire(ip, Math.min(this.#options.hostWaitMs, remaining(need)));
+      releaseHost = await this.#hostSlots.acquire(key, Math.min(this.#options.hostWaitMs, remaining(need)));
     } catch {
       // Every slot at this address stayed taken: another address may be free.
       return HELD_BACK;
@@ -126,19 +147,24 @@ export class MxConnector {
         connectTimeoutMs: Math.min(this.#options.connectTimeoutMs, left),
         commandTimeoutMs: Math.min(this.#options.commandTimeoutMs, left),
         signal: need.signal,
+        dialer,
       },
-      this.#options.identity,
+      dialer.helo === undefined ? this.#options.identity : { ...this.#options.identity, helo: dialer.helo },
     );
-    if (opened instanceof SmtpSession) return { session: opened, mxHost: hostname, release };
+    if (opened instanceof SmtpSession) {
+      this.#options.events?.opened(hostname);
+      return { session: opened, mxHost: hostname, release };
+    }
     release();
-    if (opened.refused) this.#budget?.refused(ip);
+    this.#options.events?.failed(hostname, opened.reason);
+    if (opened.refused) this.#budget?.refused(key);
     return opened;
   }
 
   /** Waits for the budget's tokens while the probe has time; false when it runs out first. */
-  async #budgetAllows(ip: string, need: SessionNeed): Promise<boolean> {
+  async #budgetAllows(key: string, need: SessionNeed): Promise<boolean> {
     for (;;) {
-      const held = await this.#budget!.take(ip, need.domain, need.accountId);
+      const held = await this.#budget!.take(key, need.domain, need.accountId);
       if (held === null) return true;
       if (held === 'refused_recently') return false;
       const wait = Math.min(BUDGET_RETRY_MS, remaining(need));

@@ -7,6 +7,8 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { parseReplyLines } from '../../verification/checks/smtp/classify.ts';
 import type { SmtpReply } from '../../verification/checks/smtp/reply.ts';
+import type { Dialer } from './dialer.ts';
+import { DIRECT_DIALER } from './direct-dialer.ts';
 
 /** Why talking to the server stopped. */
 export type SmtpFailure = 'connect_failed' | 'timeout' | 'protocol_error' | 'tls_failed' | 'closed';
@@ -14,7 +16,8 @@ export type SmtpFailure = 'connect_failed' | 'timeout' | 'protocol_error' | 'tls
 export type SmtpResult<T> =
   | { ok: true; value: T }
   // `greeted: false`: the connection was made but no banner came (a tarpit, or a server that is too busy).
-  | { ok: false; failure: SmtpFailure; detail: string; greeted?: false };
+  // `egressFault`: the proxy failed us, which says nothing about the MX (see dialer.ts).
+  | { ok: false; failure: SmtpFailure; detail: string; greeted?: false; egressFault?: true };
 
 export interface ConnectOptions {
   ip: string;
@@ -23,6 +26,8 @@ export interface ConnectOptions {
   commandTimeoutMs: number;
   /** Closes the socket at once when aborted: nobody waits for what it would tell. */
   signal?: AbortSignal;
+  /** How the TCP stream is opened (direct or through a proxy); direct when omitted. */
+  dialer?: Dialer;
 }
 
 // Bounds against hostile servers: RFC 5321 §4.5.3.1.5 allows 512-octet reply lines; we are lenient.
@@ -50,50 +55,33 @@ export class SmtpConnection {
     signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
-  /** Connects and reads the banner. */
-  static open(
+  /** Connects (through the dialer, direct by default) and reads the banner. */
+  static async open(
     options: ConnectOptions,
   ): Promise<SmtpResult<{ connection: SmtpConnection; banner: SmtpReply }>> {
     const { signal } = options;
-    if (signal?.aborted) return Promise.resolve({ ok: false, failure: 'timeout', detail: 'cancelled' });
-    return new Promise((resolve) => {
-      const socket = net.connect({ host: options.ip, port: options.port });
-      socket.setNoDelay(true);
-      const cancel = () => {
-        clearTimeout(timer);
-        socket.destroy();
-        resolve({ ok: false, failure: 'timeout', detail: 'cancelled' });
-      };
-      signal?.addEventListener('abort', cancel, { once: true });
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', cancel);
-        socket.destroy();
-        resolve({
-          ok: false,
-          failure: 'timeout',
-          detail: `no connection within ${options.connectTimeoutMs} ms`,
-        });
-      }, options.connectTimeoutMs);
-      socket.once('error', (error) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', cancel);
-        resolve({ ok: false, failure: 'connect_failed', detail: error.message });
-      });
-      socket.once('connect', async () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', cancel);
-        socket.removeAllListeners('error');
-        // From here the connection itself closes on abort, which ends the banner wait below.
-        const connection = new SmtpConnection(socket, options.commandTimeoutMs, signal);
-        const banner = await connection.readReply();
-        if (!banner.ok) {
-          connection.close();
-          resolve({ ...banner, greeted: false });
-          return;
-        }
-        resolve({ ok: true, value: { connection, banner: banner.value } });
-      });
+    const dialed = await (options.dialer ?? DIRECT_DIALER).dial({
+      ip: options.ip,
+      port: options.port,
+      timeoutMs: options.connectTimeoutMs,
+      signal,
     });
+    if (!dialed.ok) {
+      const { failure, detail, egressFault } = dialed;
+      return { ok: false, failure, detail, ...(egressFault === true && { egressFault }) };
+    }
+    if (signal?.aborted) {
+      dialed.socket.destroy();
+      return { ok: false, failure: 'timeout', detail: 'cancelled' };
+    }
+    // From here the connection itself closes on abort, which ends the banner wait below.
+    const connection = new SmtpConnection(dialed.socket, options.commandTimeoutMs, signal);
+    const banner = await connection.readReply();
+    if (!banner.ok) {
+      connection.close();
+      return { ...banner, greeted: false };
+    }
+    return { ok: true, value: { connection, banner: banner.value } };
   }
 
   /** Sends one command line and reads its reply. */
@@ -198,8 +186,9 @@ export class SmtpConnection {
 
   #attach(socket: net.Socket | tls.TLSSocket): void {
     socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      this.#buffer += chunk;
+    // A SOCKS client hands on what it read past its reply as a Buffer, bypassing the decoder.
+    socket.on('data', (chunk: string | Buffer) => {
+      this.#buffer += typeof chunk === 'string' ? chunk : chunk.toString('latin1');
       let end = this.#buffer.indexOf('\n');
       while (end >= 0) {
         this.#lines.push(this.#buffer.slice(0, end).replace(/\r$/, ''));

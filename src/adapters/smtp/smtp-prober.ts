@@ -16,10 +16,11 @@ import type { Clock, DnsResolver, MailboxProber, ProbeRequest } from '../../veri
 import type { SmtpCheck } from '../../verification/report.ts';
 import { CatchAllMemory } from './catch-all-memory.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
+import type { Dialer } from './dialer.ts';
 import { DomainQueue } from './domain-queue.ts';
 import { MemoryHostLimiter } from './host-limiter/memory.ts';
 import { MxConnector } from './mx-connector.ts';
-import type { CatchAllStore, HostSessionLimiter } from './ports.ts';
+import type { CatchAllStore, HostSessionLimiter, SmtpSessionEvents } from './ports.ts';
 import { KeyedSemaphores, Semaphore } from './semaphore.ts';
 import { drainQueue, unknownCheck } from './session-drain.ts';
 import type { ProbeIdentity } from './smtp-session.ts';
@@ -58,9 +59,15 @@ export interface SmtpProberOptions {
   hostLimiter?: HostSessionLimiter;
   /** Token buckets on connections per address, domain and account; none when omitted. */
   connectionBudget?: ConnectionBudget;
+  /** SOCKS5 dialers (MAILVET_SMTP_PROXY), one sticky per probed domain; direct TCP when omitted. */
+  egress?: readonly Dialer[];
+  /** Told of each session opened and each attempt that gave none (metrics). */
+  sessionEvents?: SmtpSessionEvents;
 }
 
-type Tuning = Required<Omit<SmtpProberOptions, 'catchAllStore' | 'hostLimiter' | 'connectionBudget'>>;
+type Tuning = Required<
+  Omit<SmtpProberOptions, 'catchAllStore' | 'hostLimiter' | 'connectionBudget' | 'egress' | 'sessionEvents'>
+>;
 
 /** Probes mailboxes over SMTP. */
 export class SmtpProber implements MailboxProber {
@@ -93,7 +100,7 @@ export class SmtpProber implements MailboxProber {
     this.#accountSessions = new KeyedSemaphores(this.#options.accountProbes);
     this.#connector = new MxConnector(
       dns,
-      this.#options,
+      { ...this.#options, egress: options.egress, events: options.sessionEvents },
       {
         host: options.hostLimiter ?? new MemoryHostLimiter(this.#options.perHostSessions),
         all: new Semaphore(this.#options.maxSessions),

@@ -5,6 +5,7 @@
 import { classifyRcptReply, classifySessionReply } from '../../verification/checks/smtp/classify.ts';
 import type { RcptVerdict, SmtpReply } from '../../verification/checks/smtp/reply.ts';
 import type { SmtpUnknownReason } from '../../verification/report.ts';
+import type { Dialer } from './dialer.ts';
 import { SmtpConnection, type SmtpFailure } from './smtp-connection.ts';
 
 /** Who the probe says it is. */
@@ -22,6 +23,8 @@ export interface SessionTarget {
   commandTimeoutMs: number;
   /** Aborted when nobody waits for this session any more: its socket closes at once. */
   signal?: AbortSignal;
+  /** Direct TCP or a SOCKS5 proxy; direct when omitted. */
+  dialer?: Dialer;
 }
 
 /** A session could not be opened or continued: why, and the reply that said so. */
@@ -34,6 +37,8 @@ export interface SessionFailure {
   refused?: boolean;
   /** True when the host took the connection but never greeted: its other addresses are not tried. */
   silent?: boolean;
+  /** True when the proxy failed us: the host was never reached, and no other address would be. */
+  egressFault?: boolean;
 }
 
 /** One RCPT's outcome with the reply that decided it. */
@@ -80,6 +85,7 @@ export class SmtpSession {
         unreachable: opened.failure !== 'protocol_error',
         refused: opened.failure === 'connect_failed' && opened.detail.includes('ECONNREFUSED'),
         silent: opened.failure === 'timeout' && opened.greeted === false,
+        ...(opened.egressFault === true && { egressFault: true }),
       };
     }
     const { connection, banner } = opened.value;

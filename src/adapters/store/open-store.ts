@@ -7,8 +7,6 @@ import type { Kysely } from 'kysely';
 import { BUILT_IN_PLANS, type Plan } from '../../accounts/plans.ts';
 import type { Store } from '../../store.ts';
 import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
-import { createPostgresDatabase } from './postgres/database.ts';
-import { PostgresStore } from './postgres/store.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { createSqliteDatabase } from './sqlite/database.ts';
 import { createPrivateFile, preparePrivateDir } from './sqlite/private-files.ts';
@@ -37,7 +35,7 @@ interface Connected {
 
 /** Opens the store and applies pending migrations (under a lock) before returning it. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const connected = connect(options);
+  const connected = await connect(options);
   try {
     await connected.migrate();
   } catch (error) {
@@ -49,7 +47,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 /** Applies pending migrations and closes the connection (`mailvet migrate`); returns their names. */
 export async function migrateOnly(options: StoreOptions): Promise<string[]> {
-  const connected = connect(options);
+  const connected = await connect(options);
   try {
     return await connected.migrate();
   } finally {
@@ -62,10 +60,15 @@ export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(?:ql)?:\/\//i.test(url);
 }
 
-function connect(options: StoreOptions): Connected {
+async function connect(options: StoreOptions): Promise<Connected> {
   const plans = options.plans ?? BUILT_IN_PLANS;
   const url = options.databaseUrl?.trim() ?? '';
   if (isPostgresUrl(url)) {
+    // Loaded only for PostgreSQL: an embedded process never pays for pg (start-up, memory).
+    const [{ createPostgresDatabase }, { PostgresStore }] = await Promise.all([
+      import('./postgres/database.ts'),
+      import('./postgres/store.ts'),
+    ]);
     const db = createPostgresDatabase(url, options.poolSize);
     return {
       db,

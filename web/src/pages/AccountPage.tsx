@@ -1,6 +1,7 @@
 /** Account: who is signed in, the plan and its limits, this month's use, and the password. */
 import { useEffect, useState } from 'react';
 import { PasswordForm } from '../account/PasswordForm';
+import { ProbeHealthPanel } from '../account/ProbeHealthPanel';
 import { api } from '../api/client';
 import { type Outcome, settle } from '../api/problem';
 import type { Account } from '../api/types';
@@ -50,6 +51,7 @@ export function AccountPage() {
         <h2 id="password-heading">Change password</h2>
         <PasswordForm email={session.user.email} />
       </section>
+      <ProbeHealthPanel />
     </>
   );
 }

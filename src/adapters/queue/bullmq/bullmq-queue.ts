@@ -12,6 +12,7 @@
 import { type ConnectionOptions, DelayedError, type Job, Queue, WaitingError, Worker } from 'bullmq';
 import {
   type ConsumeOptions,
+  type JobCounts,
   type JobHandlers,
   type JobOutcome,
   type JobQueue,
@@ -139,6 +140,21 @@ export class BullmqQueue implements JobQueue {
       );
     });
     this.#worker = worker;
+  }
+
+  /** The shared queue's jobs by state (every process sees the same); bounded like an enqueue. */
+  async counts(): Promise<JobCounts> {
+    if (this.#closing !== undefined) throw new Error('job queue is closed');
+    const counts = await withTimeout(
+      this.#producer().getJobCounts('waiting', 'prioritized', 'active', 'delayed'),
+      this.#options.enqueueTimeoutMs ?? 2_000,
+      'job counts',
+    );
+    return {
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+      active: counts.active ?? 0,
+      delayed: counts.delayed ?? 0,
+    };
   }
 
   /** Stops fetching, waits for running handlers, then closes every connection. Idempotent. */

@@ -7,6 +7,7 @@
  */
 import {
   type ConsumeOptions,
+  type JobCounts,
   type JobHandlers,
   type JobQueue,
   type JobRef,
@@ -80,6 +81,11 @@ export class InProcessQueue implements JobQueue {
     this.#handlers = handlers;
     this.#concurrency = options.concurrency;
     this.#pump();
+  }
+
+  /** Jobs ready to run, running, and waiting for their backoff or deferral to pass. */
+  async counts(): Promise<JobCounts> {
+    return { waiting: this.#ready.length, active: this.#running.size, delayed: this.#retryTimers.size };
   }
 
   /**

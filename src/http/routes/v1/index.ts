@@ -8,6 +8,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
+import type { DoctorAccess } from '../../../doctor/doctor-service.ts';
 import type { CampaignCheckService } from '../../../integrations/campaign-check.ts';
 import type { IntegrationService } from '../../../integrations/integration-service.ts';
 import type { RunService } from '../../../integrations/runs/run-service.ts';
@@ -25,6 +26,7 @@ import { accountRoutes } from './accounts/account.ts';
 import { keyRoutes } from './accounts/keys.ts';
 import { publicSessionRoutes, sessionRoutes } from './accounts/session.ts';
 import { bulkRoute } from './bulk.ts';
+import { doctorRoutes } from './doctor.ts';
 import { campaignCheckRoutes } from './integrations/campaign-checks.ts';
 import { integrationRoutes } from './integrations/index.ts';
 import { runRoutes } from './integrations/runs.ts';
@@ -62,6 +64,8 @@ export interface V1Deps {
   schedules?: ScheduleService;
   /** Signs webhooks: the per-list webhook secret is derived from it. */
   secretKey?: Buffer;
+  /** The probe host's health for operators; without it its route is absent. */
+  doctor?: DoctorAccess;
   /** A list upload whose body stops arriving for this long is refused (408), ms. */
   uploadIdleTimeoutMs?: number;
   /** A list upload that takes longer than this in all is refused (408), ms. */
@@ -107,6 +111,7 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
     if (deps.campaignChecks !== undefined)
       await authed.register(campaignCheckRoutes, { campaignChecks: deps.campaignChecks });
     if (deps.schedules !== undefined) await authed.register(scheduleRoutes, { schedules: deps.schedules });
+    if (deps.doctor !== undefined) await authed.register(doctorRoutes, deps.doctor);
     if (sessionDeps !== undefined) {
       await authed.register(sessionRoutes, sessionDeps);
       await authed.register(keyRoutes, { store, now: deps.now });

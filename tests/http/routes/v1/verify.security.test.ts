@@ -126,7 +126,8 @@ describe('logs', () => {
       await post(t.app, VERIFY, { email: 'jane@multi-mx.test' }, t.auth(revoked.key));
       await post(t.app, VERIFY, { email: 'jane@multi-mx.test' }, { authorization: `Basic ${t.key}` });
       await post(t.app, VERIFY, { email: 'jane@multi-mx.test', key: t.key, apiKey: t.key });
-      assert.ok(logs.lines.length > 10, 'the requests were logged');
+      // One line per request (the request log), and the debug and trace lines beside them.
+      assert.ok(logs.lines.length >= 5, 'the requests were logged');
       for (const secret of [
         t.key,
         t.keyRecord.keyHash,

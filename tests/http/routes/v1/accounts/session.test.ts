@@ -283,7 +283,8 @@ describe('session secrets in logs', () => {
         payload: { email: browser.email, password: 'a wrong password' },
       });
       await browser.request({ method: 'DELETE', url: '/api/v1/session' });
-      assert.ok(logs.lines.length > 5, 'the requests were logged');
+      // One line per request (the request log), and the debug and trace lines beside them.
+      assert.ok(logs.lines.length >= 4, 'the requests were logged');
       const token = browser.cookie.split('=')[1]!;
       for (const secret of [
         PASSWORD,
