@@ -3,9 +3,10 @@
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
  *
  * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, mailchimp,
- * api, dashboard, startup).
+ * api, dashboard, startup, catch-all).
  */
 import { benchApi, printApiFigures } from './api.ts';
+import { benchCatchAll, printCatchAllFigures } from './catch-all.ts';
 import { benchDashboard, printDashboardFigures } from './dashboard.ts';
 import { benchDns } from './dns.ts';
 import { benchLists, printListFigures } from './lists.ts';
@@ -16,7 +17,17 @@ import { benchStartup, printStartupFigures } from './startup.ts';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-const SECTIONS = ['offline', 'dns', 'smtp', 'lists', 'mailchimp', 'api', 'dashboard', 'startup'] as const;
+const SECTIONS = [
+  'offline',
+  'dns',
+  'smtp',
+  'lists',
+  'mailchimp',
+  'api',
+  'dashboard',
+  'startup',
+  'catch-all',
+] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
 if (unknown.length > 0) {
@@ -72,3 +83,6 @@ if (runs('api')) {
 
 // Some 40 process starts, from the build and from the sources (half a minute).
 if (runs('startup')) printStartupFigures(await benchStartup());
+
+// Not a timing: how well catch-all confidence orders the held-out synthetic corpus (AUC), in a second.
+if (runs('catch-all')) printCatchAllFigures(benchCatchAll('held-out'));

@@ -260,6 +260,8 @@ const envSchema = z.object({
   MAILVET_LIST_SWEEP_MS: integer(30_000, 100, 3_600_000),
   /** How often a Mailchimp run looks at its list's progress and at its write batches, ms. */
   MAILVET_RUN_POLL_MS: integer(5_000, 50, 600_000),
+  /** Sender feedback events (bounces, deliveries, complaints) one account may have stored; past it feedback is refused (413). */
+  MAILVET_FEEDBACK_MAX_EVENTS: integer(1_000_000, 1, 1_000_000_000),
   /** Scale-out: how long a worker's hold on a list job lasts without renewal (a killed worker's job is taken over after it), ms. */
   MAILVET_JOB_LOCK_MS: integer(30_000, 1_000, 600_000),
   /** Wait before the second webhook attempt, ms; each later wait is 4 times longer. */
@@ -275,6 +277,14 @@ const envSchema = z.object({
   MAILVET_DNS_CONTROL_TTL: integer(30, 1, 3600),
   /** DNS blocklist zones asked about our egress address (`mailvet doctor`, sender-domain checks); empty turns them off. */
   MAILVET_DNSBL_ZONES: nameList(['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org']),
+  /** Domain blocklist zones (DBL style: `<domain>.<zone>`) the sender-domain check asks about the domain; empty turns them off. */
+  MAILVET_DNSBL_DOMAIN_ZONES: nameList(['dbl.spamhaus.org', 'multi.uribl.com']),
+  /** How long a sender-domain report is reused for the same domain and selectors, seconds (0 turns it off). */
+  MAILVET_DOMAIN_CHECK_TTL: integer(300, 0, 86_400),
+  /** Sender-domain checks one account may run at once, per process; more are refused (429) until one ends. */
+  MAILVET_DOMAIN_CHECKS_PER_ACCOUNT: integer(2, 1, 100),
+  /** Allow MTA-STS policy hosts (`mta-sts.<domain>`) that resolve to private/loopback addresses (tests only). */
+  MAILVET_MTA_STS_ALLOW_PRIVATE: booleanFlag(false),
   /** Mail hosts `mailvet doctor` tests port 25 egress against, comma-separated `host[:port]` (port: MAILVET_SMTP_PORT). */
   MAILVET_DOCTOR_MX_HOSTS: nameList([
     'gmail-smtp-in.l.google.com',

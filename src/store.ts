@@ -3,6 +3,7 @@
  * it (and its transactions), so the composition root opens one and hands each domain its part.
  */
 import type { AccountStore, UserStore } from './accounts/ports.ts';
+import type { FeedbackStore } from './feedback/ports.ts';
 import type { IntegrationStore } from './integrations/ports.ts';
 import type { RunStore } from './integrations/runs/ports.ts';
 import type { ScheduleStore } from './integrations/schedules/ports.ts';
@@ -23,6 +24,8 @@ export interface Store extends AccountStore, UsageStore {
   readonly runs: RunStore;
   /** Schedules of runs, claimed slot by slot. */
   readonly schedules: ScheduleStore;
+  /** Senders' reported outcomes (bounces, deliveries), per account. */
+  readonly feedback: FeedbackStore;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -24,6 +24,7 @@ const keysCommand = () => import('./keys-command.ts');
 const accountsCommand = () => import('./accounts-command.ts');
 const verifyCommand = () => import('./verify-command.ts');
 const doctorCommand = () => import('./doctor-command.ts');
+const domainCheckCommand = () => import('./domain-check-command.ts');
 const backupCommand = () => import('./backup-command.ts');
 
 const program = new Command()
@@ -154,6 +155,20 @@ program
   )
   .option('--json', 'print the report as JSON')
   .action(lazy(doctorCommand, 'runDoctorCommand'));
+
+program
+  .command('domain-check')
+  .description(
+    'check a sending domain: SPF, DMARC, DKIM, MX and STARTTLS, PTR, MTA-STS, TLS-RPT, BIMI, blocklists; a grade and the fixes (exit 1 when a check fails)',
+  )
+  .argument('<domain>', 'the domain mail is sent from, e.g. example.com')
+  .option(
+    '--dkim-selector <selector>',
+    'a DKIM selector to check (repeat for several; default: common ones)',
+    (value: string, previous: string[] = []) => [...previous, value],
+  )
+  .option('--json', 'print the report as JSON')
+  .action(lazy(domainCheckCommand, 'runDomainCheck'));
 
 // Output piped into a command that stops reading (`| head`): stop quietly, as other tools do.
 for (const stream of [process.stdout, process.stderr]) {

@@ -21,6 +21,7 @@ import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
 import { SocksDialer } from '../adapters/smtp/socks-dialer.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError, publicOrigin } from '../config.ts';
+import { FeedbackService } from '../feedback/feedback-service.ts';
 import { SignInThrottle } from '../http/sign-in-throttle.ts';
 import { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import { ListService } from '../lists/list-service.ts';
@@ -47,6 +48,7 @@ import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createRuns } from './runs.ts';
+import { createDomainChecks } from './sender-checks.ts';
 import type { Services } from './services.ts';
 import { loadPlans, openConfiguredStore } from './store.ts';
 
@@ -169,6 +171,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const origin = publicOrigin(config);
   const doctor = { service: createDoctorService(config), operators: config.MAILVET_OPERATORS };
   const cache = shared?.resultCache ?? new MemoryResultCache();
+  const feedback = new FeedbackService({
+    store: store.feedback,
+    maxStoredEvents: config.MAILVET_FEEDBACK_MAX_EVENTS,
+    ...(overrides.now && { now: overrides.now }),
+  });
   const service = new VerificationService({
     verifier: recorder.enabled ? meteredVerifier(verifier, recorder) : verifier,
     usage: store,
@@ -176,6 +183,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     cache: recorder.enabled ? meteredResultCache(cache, recorder) : cache,
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
     inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
+    feedback,
     ...(overrides.now && { now: overrides.now }),
   });
   const integrations = createIntegrations(config, store.integrations, secretKey, {
@@ -191,6 +199,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     verifier,
     store,
     service,
+    feedback,
     rateLimiter,
     plans,
     daily,
@@ -227,6 +236,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     }),
     secretKey,
     doctor,
+    domainChecks: createDomainChecks(config, store, overrides.now),
     moreReadiness: async (): Promise<Record<string, 'ok' | 'degraded'>> => {
       const [dns, redisLine] = await Promise.all([
         built?.resolverHealth.readiness(),

@@ -104,6 +104,7 @@ export function startWorker(services: Services): JobRuntime {
     lists: services.lists,
     queue,
     log: services.log,
+    feedback: services.feedback,
     pollMs: config.MAILVET_RUN_POLL_MS,
     ...(services.now && { now: services.now }),
   });

@@ -5,6 +5,7 @@
  */
 import type { Plan } from '../accounts/plans.ts';
 import { effectiveLimits, storageLimits } from '../accounts/plans.ts';
+import type { FeedbackService } from '../feedback/feedback-service.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
 import { RUN_JOB } from '../integrations/runs/ports.ts';
 import { RunService } from '../integrations/runs/run-service.ts';
@@ -23,6 +24,8 @@ export interface RunDeps {
   queue: Pick<JobQueue, 'enqueue'>;
   log: Logger;
   now?: () => Date;
+  /** Records audiences' cleaned members as hard bounces (the worker side). */
+  feedback?: FeedbackService;
 }
 
 /** The rows another list of the account may hold (throws ListLimitError when it has no room). */
@@ -65,6 +68,7 @@ export function createRunWorker(deps: RunDeps & { pollMs?: number }): RunWorker 
     ...(deps.now && { now: deps.now }),
     ...(deps.pollMs !== undefined && { pollMs: deps.pollMs }),
     log: (level, message, fields) => deps.log[level](fields ?? {}, message),
+    ...(deps.feedback && { feedback: deps.feedback }),
   });
 }
 

@@ -6,6 +6,7 @@ import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
 import type { Config } from '../config.ts';
 import type { DoctorAccess } from '../doctor/doctor-service.ts';
+import type { FeedbackService } from '../feedback/feedback-service.ts';
 import type { DashboardAuth } from '../http/routes/v1/index.ts';
 import type { CampaignCheckService } from '../integrations/campaign-check.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
@@ -15,6 +16,7 @@ import type { WatchService } from '../integrations/watches.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { MetricsExposition, MetricsRecorder } from '../observability/ports.ts';
+import type { DomainCheckService } from '../sender-checks/domain-check-service.ts';
 import type { Store } from '../store.ts';
 import type { DailyUsageRecorder } from '../usage/daily-usage.ts';
 import type { RateLimiter } from '../usage/ports.ts';
@@ -34,6 +36,8 @@ export interface Services {
   verifier: Pick<Verifier, 'verify'>;
   store: Store;
   service: VerificationService;
+  /** Senders' feedback (bounces, deliveries): recorded per account, applied to its verdicts. */
+  feedback: FeedbackService;
   rateLimiter: RateLimiter;
   plans: Readonly<Record<string, Plan>>;
   /** The daily usage figures (verifications by status, bulk requests, list rows). */
@@ -61,6 +65,8 @@ export interface Services {
   secretKey: Buffer;
   /** The probe host's health (`mailvet doctor`'s report): the start-up line and the operators' panel. */
   doctor?: DoctorAccess;
+  /** Sender-domain checks (POST /api/v1/domains/check). */
+  domainChecks?: DomainCheckService;
   /** The resolver's line in /readyz, and Redis's in scale-out. */
   moreReadiness?: () => Promise<Record<string, 'ok' | 'degraded'>>;
   /** Closes the store and the Redis connection. */

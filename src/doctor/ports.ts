@@ -2,8 +2,8 @@
  * Ports of the host check (`mailvet doctor`): the DNS questions it asks and a port-25 dialer.
  * Adapters implement them; the composition root wires them. This folder opens no socket itself.
  */
+import type { SpfDns } from '../mail-auth/spf/ports.ts';
 import type { DnsAnswer, DnsResolver } from '../verification/ports.ts';
-import type { SpfDns } from './spf/ports.ts';
 
 /** The pipeline's resolver plus the record types the host check needs (reverse names, TXT). */
 export interface DoctorDns extends DnsResolver, SpfDns {

@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
 import type { DoctorAccess } from '../doctor/doctor-service.ts';
+import type { FeedbackService } from '../feedback/feedback-service.ts';
 import type { CampaignCheckService } from '../integrations/campaign-check.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
 import type { RunService } from '../integrations/runs/run-service.ts';
@@ -19,6 +20,7 @@ import type { WatchService } from '../integrations/watches.ts';
 import type { ListService } from '../lists/list-service.ts';
 import { NO_METRICS } from '../observability/noop.ts';
 import type { MetricsExposition, MetricsRecorder } from '../observability/ports.ts';
+import type { DomainCheckService } from '../sender-checks/domain-check-service.ts';
 import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
@@ -74,6 +76,10 @@ export interface AppDeps {
   secretKey?: Buffer;
   /** The probe host's health for operators (GET /api/v1/doctor). */
   doctor?: DoctorAccess;
+  /** Senders' feedback (POST /api/v1/feedback). */
+  feedback?: Pick<FeedbackService, 'submit'>;
+  /** Sender-domain checks (POST /api/v1/domains/check). */
+  domainChecks?: Pick<DomainCheckService, 'check'>;
   /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */
   uploadIdleTimeoutMs?: number;
   /** A list upload that takes longer than this in all is refused (408), ms [3,600,000]. */

@@ -3,6 +3,7 @@
  * conditional updates in the store), answers from the result cache, runs the pipeline, and gives
  * back the units of results our own DNS failure spoiled (`isRefundable`). No HTTP here: routes call it.
  */
+import type { FeedbackService } from '../feedback/feedback-service.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
 import { isRefundable } from '../verification/refund.ts';
@@ -61,6 +62,11 @@ export interface VerificationServiceDeps {
   now?: () => Date;
   /** Counts the daily figures (verifications by status, bulk requests). */
   daily?: Pick<DailyUsageRecorder, 'record'>;
+  /**
+   * The account's sender feedback: an address it reported hard-bounced is `bounced` for it alone.
+   * Such a result is charged like any other (it was verified, and answered).
+   */
+  feedback?: Pick<FeedbackService, 'applyTo'>;
 }
 
 /** Verifies for API callers, charging their quota. */
@@ -162,6 +168,18 @@ export class VerificationService {
   }
 
   async #verifyCached(
+    key: string,
+    email: string,
+    fresh: boolean,
+    accountId?: string,
+  ): Promise<VerificationResult> {
+    const result = await this.#verifyShared(key, email, fresh, accountId);
+    // The result cache is every account's; feedback is one account's own, so it applies after.
+    const { feedback } = this.#deps;
+    return feedback === undefined || accountId === undefined ? result : feedback.applyTo(accountId, result);
+  }
+
+  async #verifyShared(
     key: string,
     email: string,
     fresh: boolean,

@@ -62,6 +62,8 @@ export const REASONS = [
   'probe_refused',
   'probe_skipped',
   'dns_error',
+  // The account's own feedback recorded a hard bounce (src/feedback/bounced.ts).
+  'bounced',
 ] as const;
 export type Reason = (typeof REASONS)[number];
 
@@ -165,6 +167,31 @@ export type SmtpUnknownReason =
   | 'probe_refused'
   | 'probe_skipped';
 
+/** One SMTP reply as the probe keeps it (multi-line replies joined with '\n'). */
+export interface ProbeReply {
+  code: number;
+  /** The RFC 3463 enhanced status code (`5.1.1`), when the server gave one. */
+  enhanced: string | null;
+  text: string;
+}
+
+/**
+ * What the domain's random-address RCPT (the catch-all probe) said: `accepted` (the domain takes
+ * any recipient), `rejected` (refused as no such mailbox: it tells mailboxes apart) or
+ * `inconclusive` (full, greylisted, blocked...).
+ */
+export type CatchAllProbeOutcome = 'accepted' | 'rejected' | 'inconclusive';
+
+/** The catch-all probe behind an SMTP check. */
+export interface CatchAllProbe {
+  /** True when the random address was asked in the session that asked this address. */
+  ran: boolean;
+  /** Its outcome; remembered from an earlier probe when `ran` is false; null when none is known. */
+  outcome: CatchAllProbeOutcome | null;
+  /** Its reply, when it ran in this session. */
+  reply: ProbeReply | null;
+}
+
 /** SMTP probe result. */
 export interface SmtpCheck {
   verdict: SmtpVerdict;
@@ -173,13 +200,33 @@ export interface SmtpCheck {
   /** Set when verdict is `unknown` or `skipped`. */
   unknownReason: SmtpUnknownReason | null;
   /** The decisive reply, kept for support and for re-checks. */
-  reply: { code: number; enhanced: string | null; text: string } | null;
-  /** MX host that answered, when one did. */
+  reply: ProbeReply | null;
+  /** MX host that answered, when one did; else the last one tried, when a connection was tried. */
   mxHost: string | null;
+  /** The address of that host the probe connected to (or was refused from connecting to). */
+  mxAddress: string | null;
+  /** The catch-all probe for the domain; null when the probe never reached RCPT. */
+  catchAllProbe: CatchAllProbe | null;
   /** Greylisted results are re-checked later by list jobs. */
   retryAfterSeconds: number | null;
   /** Whether the session used STARTTLS and whether the certificate verified (recorded, never required). */
   tls: { used: boolean; verified: boolean } | null;
+}
+
+/** One reason behind a catch-all confidence, and its weight (positive raised the confidence). */
+export interface CatchAllSignal {
+  /** A short stable name (`local_part_pattern`, `provider_kind`, ...). */
+  signal: string;
+  weight: number;
+  /** What was seen, in plain words. */
+  detail: string;
+}
+
+/** How likely an address at a catch-all domain is to be real, and why. */
+export interface CatchAllAssessment {
+  /** 0-100. */
+  confidence: number;
+  signals: CatchAllSignal[];
 }
 
 /** Every stage's result; later stages are absent when an earlier one was decisive. */
@@ -190,6 +237,12 @@ export interface VerificationReport {
   suggestions: SuggestionCheck | null;
   dns: DnsCheck | null;
   smtp: SmtpCheck | null;
+  /**
+   * The catch-all assessment, for an address at a catch-all domain once one is computed; absent
+   * otherwise. When present it sets `checks.catch_all_confidence`, the signals in the evidence and
+   * the score within the catch-all band.
+   */
+  catchAllAssessment?: CatchAllAssessment;
   durationMs: number;
 }
 
@@ -198,6 +251,38 @@ export interface Verdict {
   status: Status;
   score: number;
   reason: Reason;
+}
+
+/** What kind of service a recognised mail provider is (see data/mailbox-providers.json). */
+export type MailboxProviderKind = 'mailbox_host' | 'security_gateway';
+
+/** A mail provider recognised from MX host names. */
+export interface MailboxProvider {
+  id: string;
+  name: string;
+  kind: MailboxProviderKind;
+}
+
+/** An SMTP reply as the public result shows it. */
+export interface SmtpReplyEvidence {
+  code: number;
+  enhanced_code: string | null;
+  /** The reply text on one line, bounded in length. */
+  message: string;
+}
+
+/** What the verdict rests on (DESIGN §3.5): where the probe went and what it was told. */
+export interface Evidence {
+  mx_host: string | null;
+  mx_address: string | null;
+  provider: MailboxProvider | null;
+  smtp_reply: SmtpReplyEvidence | null;
+  catch_all_probe: {
+    ran: boolean;
+    outcome: CatchAllProbeOutcome | null;
+    reply: SmtpReplyEvidence | null;
+  };
+  catch_all_signals: CatchAllSignal[];
 }
 
 /**
@@ -221,11 +306,14 @@ export interface VerificationResult {
     free_provider: boolean;
     catch_all: boolean | null;
     smtp: SmtpVerdict;
+    /** 0-100 for an address at a catch-all domain once assessed, else null. */
+    catch_all_confidence: number | null;
   };
   score: number;
   status: Status;
   reason: Reason;
   duration_ms: number;
+  evidence: Evidence;
   /** Set (true) only when the DNS stage failed through our own fault; never serialized. */
   [OUR_DNS_FAILURE]?: true;
 }

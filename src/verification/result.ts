@@ -2,6 +2,7 @@
  * Shapes a report and its verdict into the public result of DESIGN §1. The booleans follow the
  * "likely" reading DESIGN gives `mailbox_exists`: only what a check disproved is reported false.
  */
+import { evidenceOf } from './evidence.ts';
 import {
   OUR_DNS_FAILURE,
   type SmtpVerdict,
@@ -9,6 +10,7 @@ import {
   type VerificationReport,
   type VerificationResult,
 } from './report.ts';
+import { catchAllConfidence } from './scoring.ts';
 
 /** Builds the public verification result from a report and its verdict. */
 export function toVerificationResult(report: VerificationReport, verdict: Verdict): VerificationResult {
@@ -31,11 +33,13 @@ export function toVerificationResult(report: VerificationReport, verdict: Verdic
       free_provider: lists?.freeProvider ?? false,
       catch_all: smtp?.catchAll ?? null,
       smtp: publicSmtpVerdict(report),
+      catch_all_confidence: catchAllConfidence(report.catchAllAssessment),
     },
     score: verdict.score,
     status: verdict.status,
     reason: verdict.reason,
     duration_ms: Math.max(0, Math.round(report.durationMs)),
+    evidence: evidenceOf(report),
   };
   // A failure no health check disowned is ours (DESIGN's "our DNS lookup failed" row).
   if (dns?.outcome === 'error' && dns.ours !== false) result[OUR_DNS_FAILURE] = true;

@@ -3,7 +3,14 @@
  * order: the first rule that matches decides the status, base score and reason; modifiers then
  * lower the score for signs of a mistyped or unusual address.
  */
-import type { Reason, SmtpUnknownReason, Status, Verdict, VerificationReport } from './report.ts';
+import type {
+  CatchAllAssessment,
+  Reason,
+  SmtpUnknownReason,
+  Status,
+  Verdict,
+  VerificationReport,
+} from './report.ts';
 
 /** Base scores per rule (DESIGN defaults). Kept as data so tests and docs read one table. */
 export const BASE_SCORES = {
@@ -25,6 +32,14 @@ export const BASE_SCORES = {
   probeSkipped: 75,
   dnsError: 50,
 } as const;
+
+/**
+ * The catch-all band: with a catch-all assessment, the score is its low end plus the confidence's
+ * share of the width (confidence 0 gives 40, 100 gives 85); without one, BASE_SCORES.catchAll.
+ * Its top stays below a confirmed mailbox (95) and its bottom at the mailbox-full score: a 250
+ * from a server that accepts anything never weighs as much as a 250 that told mailboxes apart.
+ */
+export const CATCH_ALL_BAND = { low: 40, high: 85 } as const;
 
 /** Score modifiers (DESIGN §1). */
 export const MODIFIERS = {
@@ -94,7 +109,7 @@ function firstMatchingRule(report: VerificationReport): Rule {
     return { status: 'VALID', score, reason: 'mailbox_confirmed' };
   }
   if (smtp?.verdict === 'catch_all' || (smtp?.verdict === 'deliverable' && smtp.catchAll === true)) {
-    return { status: 'PROBABLY_VALID', score: BASE_SCORES.catchAll, reason: 'catch_all' };
+    return { status: 'PROBABLY_VALID', score: catchAllScore(report.catchAllAssessment), reason: 'catch_all' };
   }
   if (mailboxFull)
     return { status: 'PROBABLY_VALID', score: BASE_SCORES.mailboxFull, reason: 'mailbox_full' };
@@ -109,6 +124,19 @@ function firstMatchingRule(report: VerificationReport): Rule {
     return { status: 'PROBABLY_VALID', score: BASE_SCORES.dnsError, reason: 'dns_error' };
   // Probe skipped by configuration (or an unknown verdict without a reason): the route exists.
   return { status: 'PROBABLY_VALID', score: BASE_SCORES.probeSkipped, reason: 'probe_skipped' };
+}
+
+/** The catch-all rule's base score: within CATCH_ALL_BAND by the confidence, else the flat default. */
+export function catchAllScore(assessment: CatchAllAssessment | undefined): number {
+  const confidence = catchAllConfidence(assessment);
+  if (confidence === null) return BASE_SCORES.catchAll;
+  return CATCH_ALL_BAND.low + ((CATCH_ALL_BAND.high - CATCH_ALL_BAND.low) * confidence) / 100;
+}
+
+/** The assessment's confidence as the result shows it: a whole number 0-100; null without one. */
+export function catchAllConfidence(assessment: CatchAllAssessment | undefined): number | null {
+  if (assessment === undefined || !Number.isFinite(assessment.confidence)) return null;
+  return Math.max(0, Math.min(100, Math.round(assessment.confidence)));
 }
 
 function modifiers(report: VerificationReport): number {

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { meaningOf } from '../../src/doctor/checks/dnsbl.ts';
 import { echoedAddress } from '../../src/doctor/checks/egress-address.ts';
 import { isFullyQualified, parseTargets } from '../../src/doctor/settings.ts';
+import { meaningOf } from '../../src/mail-auth/dnsbl.ts';
 
 describe('the echoed client address', () => {
   it('is read from the first line of real EHLO replies', () => {

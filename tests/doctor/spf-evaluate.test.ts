@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NodeDnsResolver } from '../../src/adapters/dns/node-resolver.ts';
-import { checkHost } from '../../src/doctor/spf/evaluate.ts';
+import { checkHost } from '../../src/mail-auth/spf/evaluate.ts';
 import { type DnsWorld, startDnsWorld, type Zones } from '../mailworld/dns-server.ts';
 
 const zones: Zones = {

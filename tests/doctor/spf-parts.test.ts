@@ -1,9 +1,9 @@
 /** The SPF evaluator's pure parts: addresses and networks, record syntax, macros. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { inNetwork, ipText, parseIp, reversedName } from '../../src/doctor/spf/ip-address.ts';
-import { expandMacros } from '../../src/doctor/spf/macro.ts';
-import { parseSpfRecord, pickSpfRecord } from '../../src/doctor/spf/record.ts';
+import { inNetwork, ipText, parseIp, reversedName } from '../../src/mail-auth/spf/ip-address.ts';
+import { expandMacros } from '../../src/mail-auth/spf/macro.ts';
+import { parseSpfRecord, pickSpfRecord } from '../../src/mail-auth/spf/record.ts';
 
 describe('IP addresses', () => {
   it('parses IPv4, IPv6 (compressed, with a dotted tail) and maps ::ffff: to IPv4', () => {

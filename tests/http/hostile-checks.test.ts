@@ -28,11 +28,20 @@ const result = {
     free_provider: false,
     catch_all: null,
     smtp: 'skipped',
+    catch_all_confidence: null,
   },
   score: 75,
   status: 'PROBABLY_VALID',
   reason: 'probe_skipped',
   duration_ms: 1,
+  evidence: {
+    mx_host: null,
+    mx_address: null,
+    provider: null,
+    smtp_reply: null,
+    catch_all_probe: { ran: false, outcome: null, reply: null },
+    catch_all_signals: [],
+  },
 };
 
 test('the checks accept the documented bodies', () => {

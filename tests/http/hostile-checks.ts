@@ -48,9 +48,18 @@ const SMTP = [
   'unknown',
   'skipped',
 ];
-const RESULT_KEYS = ['checks', 'duration_ms', 'email', 'reason', 'score', 'status'];
+const RESULT_KEYS = ['checks', 'duration_ms', 'email', 'evidence', 'reason', 'score', 'status'];
+const EVIDENCE_KEYS = [
+  'catch_all_probe',
+  'catch_all_signals',
+  'mx_address',
+  'mx_host',
+  'provider',
+  'smtp_reply',
+];
 const CHECK_KEYS = [
   'catch_all',
+  'catch_all_confidence',
   'disposable',
   'domain_exists',
   'free_provider',
@@ -226,6 +235,16 @@ export function resultProblems(value: unknown, where: string): string[] {
     problems.push(`${where}.checks.suggestions`);
   if ((value.status === 'INVALID_SYNTAX') !== (checks.syntax === false))
     problems.push(`${where}: status and checks.syntax disagree`);
+  const confidence = checks.catch_all_confidence;
+  if (!(confidence === null || (Number.isInteger(confidence) && (confidence as number) <= 100)))
+    problems.push(`${where}.checks.catch_all_confidence ${String(confidence)}`);
+  const evidence = value.evidence;
+  if (!isObject(evidence)) return [...problems, `${where}.evidence is not an object`];
+  if (Object.keys(evidence).sort().join(',') !== EVIDENCE_KEYS.join(','))
+    problems.push(`${where}.evidence keys ${Object.keys(evidence).join(',')}`);
+  if (value.status === 'INVALID_SYNTAX' && (evidence.mx_host !== null || evidence.smtp_reply !== null))
+    problems.push(`${where}: an address never probed has probe evidence`);
+  if (!Array.isArray(evidence.catch_all_signals)) problems.push(`${where}.evidence.catch_all_signals`);
   return problems;
 }
 

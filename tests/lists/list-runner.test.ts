@@ -16,6 +16,7 @@ import { openStore } from '../../src/adapters/store/open-store.ts';
 import { ListRunner, type ListRunnerDeps } from '../../src/lists/list-runner.ts';
 import type { UploadedRow } from '../../src/lists/ports.ts';
 import type { Store } from '../../src/store.ts';
+import { noEvidence } from '../../src/verification/evidence.ts';
 import type { Reason, Status, VerificationResult } from '../../src/verification/report.ts';
 import { accountUsage } from '../adapters/store/store-fixtures.ts';
 
@@ -38,11 +39,13 @@ function result(email: string, status: Status, reason: Reason): VerificationResu
       ...{ syntax: true, domain_exists: true, mx_records: true, mailbox_exists: valid, disposable: false },
       ...{ role_based: status === 'ROLE_BASED', suggestions: [], free_provider: false, catch_all: false },
       smtp: valid ? 'deliverable' : 'unknown',
+      catch_all_confidence: null,
     },
     score: valid ? 95 : 10,
     status,
     reason,
     duration_ms: 1,
+    evidence: noEvidence(),
   };
 }
 

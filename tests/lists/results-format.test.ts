@@ -10,6 +10,7 @@ import {
   resultsCsv,
   resultsJson,
 } from '../../src/lists/results-format.ts';
+import { noEvidence } from '../../src/verification/evidence.ts';
 import type { VerificationResult } from '../../src/verification/report.ts';
 
 function result(email: string, overrides: Partial<VerificationResult> = {}): VerificationResult {
@@ -26,11 +27,13 @@ function result(email: string, overrides: Partial<VerificationResult> = {}): Ver
       free_provider: false,
       catch_all: null,
       smtp: 'deliverable',
+      catch_all_confidence: null,
     },
     score: 97,
     status: 'VALID',
     reason: 'mailbox_confirmed',
     duration_ms: 12,
+    evidence: noEvidence(),
     ...overrides,
   };
 }

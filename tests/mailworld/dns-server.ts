@@ -140,7 +140,10 @@ function recordsOf(owner: string, entry: ZoneEntry, qtype: number): Resource[] {
     case Packet.TYPE.AAAA:
       return (entry.aaaa ?? []).map((address) => make({ type: Packet.TYPE.AAAA, address }));
     case Packet.TYPE.TXT:
-      return (entry.txt ?? []).map((data) => make({ type: Packet.TYPE.TXT, data }));
+      // A TXT string over 255 octets goes out as several character-strings of one record (DKIM keys).
+      return (entry.txt ?? []).map((data) =>
+        make({ type: Packet.TYPE.TXT, data: data.match(/[\s\S]{1,255}/g) ?? [''] } as Partial<Resource>),
+      );
     case Packet.TYPE.PTR:
       return (entry.ptr ?? []).map((domain) => make({ type: Packet.TYPE.PTR, domain }));
     default:

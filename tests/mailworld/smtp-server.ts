@@ -33,6 +33,8 @@ export type SmtpHostOptions = SmtpBehaviour & {
   host: string;
   /** 0 (default) picks a random free port. */
   port?: number;
+  /** The STARTTLS host's key and certificate (PEM), instead of the fixture's self-signed one. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 };
 
 /** A running host. */
@@ -69,12 +71,12 @@ function loadTlsMaterial() {
 
 /** Starts an SMTP host with one scripted behaviour. */
 export async function startSmtpHost(options: SmtpHostOptions): Promise<SmtpHost> {
-  const { host, port = 0, ...behaviour } = options;
+  const { host, port = 0, tls, ...behaviour } = options;
   const stats = emptyStats();
   const policy = createMailPolicy(behaviour);
   const listener = RAW_BEHAVIOURS.has(behaviour.behaviour)
     ? await startRawSmtpHost(behaviour, host, port, stats, policy)
-    : await startPackagedHost(behaviour, host, port, stats, policy);
+    : await startPackagedHost(behaviour, host, port, stats, policy, tls);
   return {
     behaviour: behaviour.behaviour,
     host,
@@ -116,6 +118,7 @@ async function startPackagedHost(
   port: number,
   stats: SmtpHostStats,
   policy: MailPolicy,
+  tls?: SmtpHostOptions['tls'],
 ): Promise<Listener> {
   const kind = behaviour.behaviour;
   // Keyed by smtp-server's connection id (the `cid` of its log lines, `session.id` in handlers).
@@ -133,7 +136,7 @@ async function startPackagedHost(
     name: behaviour.name ?? 'mx.mailworld.test',
     banner: 'mail world',
     disabledCommands: kind === 'starttls' ? ['AUTH'] : ['AUTH', 'STARTTLS'],
-    ...(kind === 'starttls' ? loadTlsMaterial() : {}),
+    ...(kind === 'starttls' ? (tls ?? loadTlsMaterial()) : {}),
     disableReverseLookup: true,
     // close() drops what is left itself; smtp-server would wait 30 s for clients to leave.
     closeTimeout: 20,

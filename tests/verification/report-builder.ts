@@ -3,6 +3,7 @@
  * default, changed stage by stage with `with*` helpers.
  */
 import type {
+  CatchAllAssessment,
   DnsCheck,
   ListsCheck,
   SmtpCheck,
@@ -32,6 +33,8 @@ export function smtp(
     unknownReason,
     reply: null,
     mxHost: 'mx.example.com',
+    mxAddress: '192.0.2.25',
+    catchAllProbe: null,
     retryAfterSeconds: null,
     tls: null,
   };
@@ -62,6 +65,7 @@ export type ReportChange = Partial<{
   suggestions: string[];
   dns: DnsCheck | null;
   smtp: SmtpCheck | null;
+  catchAllAssessment: CatchAllAssessment;
 }>;
 
 /** The base report with some stages replaced. */
@@ -74,5 +78,6 @@ export function report(change: ReportChange = {}): VerificationReport {
     suggestions: { suggestions: change.suggestions ?? [] },
     dns: change.dns === undefined ? base.dns : change.dns,
     smtp: change.smtp === undefined ? base.smtp : change.smtp,
+    ...(change.catchAllAssessment !== undefined && { catchAllAssessment: change.catchAllAssessment }),
   };
 }

@@ -16,12 +16,14 @@ describe('toVerificationResult', () => {
       'checks',
       'duration_ms',
       'email',
+      'evidence',
       'reason',
       'score',
       'status',
     ]);
     assert.deepEqual(Object.keys(result.checks).sort(), [
       'catch_all',
+      'catch_all_confidence',
       'disposable',
       'domain_exists',
       'free_provider',

@@ -44,7 +44,10 @@ export class RedisResultCache implements ResultCache {
     const stored = await this.#client.get(this.keyOf(address));
     if (stored === null) return undefined;
     try {
-      return JSON.parse(stored) as VerificationResult;
+      const result = JSON.parse(stored) as VerificationResult;
+      // Written by a version whose results had no evidence yet: a miss, so the answer keeps its
+      // documented shape (the API's serializer requires every field).
+      return typeof result?.evidence === 'object' && result.evidence !== null ? result : undefined;
     } catch {
       // Not written by us (or truncated by hand): a miss, and the next set replaces it.
       return undefined;

@@ -51,6 +51,8 @@ export interface SessionNeed {
 export interface OpenedSession {
   session: SmtpSession;
   mxHost: string;
+  /** The address of the host the session is connected to. */
+  mxAddress: string;
   release: () => void;
 }
 
@@ -93,7 +95,13 @@ export class MxConnector {
         if (tried.has(ip)) continue;
         tried.add(ip);
         if (!this.#options.allowPrivate && probeRefusal(ip) !== null) {
-          last = { reason: 'probe_refused', reply: null, unreachable: true };
+          last = {
+            reason: 'probe_refused',
+            reply: null,
+            unreachable: true,
+            mxHost: mx.exchange,
+            mxAddress: ip,
+          };
           continue;
         }
         const attempt = await this.#attempt(ip, mx.exchange, need, dialer);
@@ -153,12 +161,12 @@ export class MxConnector {
     );
     if (opened instanceof SmtpSession) {
       this.#options.events?.opened(hostname);
-      return { session: opened, mxHost: hostname, release };
+      return { session: opened, mxHost: hostname, mxAddress: ip, release };
     }
     release();
     this.#options.events?.failed(hostname, opened.reason);
     if (opened.refused) this.#budget?.refused(key);
-    return opened;
+    return { ...opened, mxHost: hostname, mxAddress: ip };
   }
 
   /** Waits for the budget's tokens while the probe has time; false when it runs out first. */

@@ -3,9 +3,13 @@
  * `maxRecipientsPerTransaction` RCPTs, the random catch-all address first when the domain's
  * verdict is not known, until the queue is empty, the deadline passes or the connection breaks.
  */
-import { catchAllProbeLocalPart, combineWithCatchAll } from '../../verification/checks/smtp/catch-all.ts';
+import {
+  catchAllProbeLocalPart,
+  catchAllProbeOutcome,
+  combineWithCatchAll,
+} from '../../verification/checks/smtp/catch-all.ts';
 import type { RcptVerdict } from '../../verification/checks/smtp/reply.ts';
-import type { SmtpCheck, SmtpUnknownReason } from '../../verification/report.ts';
+import type { CatchAllProbe, SmtpCheck, SmtpUnknownReason } from '../../verification/report.ts';
 import type { CatchAllMemory } from './catch-all-memory.ts';
 import type { DomainQueue, Waiting } from './domain-queue.ts';
 import type { RcptOutcome, SmtpSession } from './smtp-session.ts';
@@ -24,6 +28,8 @@ export interface DrainTarget {
   queue: DomainQueue;
   session: SmtpSession;
   mxHost: string;
+  /** The address the session is connected to. */
+  mxAddress: string;
   deadlineMs: number;
   /** Aborted once nobody waits: probes queued after that wait for a fresh worker. */
   signal: AbortSignal;
@@ -36,6 +42,8 @@ export async function drainQueue(
   options: DrainOptions,
 ): Promise<void> {
   const { domain, queue, session } = target;
+  // The random address asked in this session, for the evidence of every address it answers for.
+  let askedHere: CatchAllProbe | null = null;
   // Past the deadline the session ends; whoever still waits gets a fresh worker and session.
   while (Date.now() < target.deadlineMs && !target.signal.aborted) {
     const batch = queue.waiting.splice(0, options.maxRecipientsPerTransaction);
@@ -46,7 +54,7 @@ export async function drainQueue(
       // The server refuses our envelope: nothing about these mailboxes can be learnt here.
       const others = target.signal.aborted ? [] : queue.waiting.splice(0);
       for (const waiting of [...batch, ...others])
-        waiting.resolve(unknownCheck(refused.reason, refused.reply));
+        waiting.resolve(unknownCheck(refused.reason, refused.reply, target));
       return;
     }
     const probeCatchAll = (await catchAll.lookup(domain)) === undefined;
@@ -54,19 +62,27 @@ export async function drainQueue(
     const addresses = batch.map((w) => `${w.request.localPart}@${w.request.asciiDomain}`);
     const outcomes = await session.rcptToMany(probeCatchAll ? [randomAddress, ...addresses] : addresses);
     const randomOutcome = probeCatchAll ? outcomes.shift()! : null;
-    if (randomOutcome !== null) catchAll.remember(domain, randomOutcome.verdict);
+    if (randomOutcome !== null) {
+      catchAll.remember(domain, randomOutcome.verdict);
+      askedHere = {
+        ran: true,
+        outcome: catchAllProbeOutcome(randomOutcome.verdict),
+        reply: randomOutcome.reply,
+      };
+    }
     const randomVerdict = randomOutcome?.verdict ?? catchAll.randomVerdict(domain);
+    const probe = askedHere ?? rememberedProbe(randomVerdict);
 
     const retry: Waiting[] = [];
     batch.forEach((waiting, i) => {
       const outcome = outcomes[i]!;
       if (outcome.verdict.kind === 'too_many_recipients') retry.push(waiting);
-      else waiting.resolve(checkOf(outcome, randomVerdict, target, options));
+      else waiting.resolve(checkOf(outcome, randomVerdict, probe, target, options));
     });
     if (retry.length === batch.length && randomOutcome?.verdict.kind !== 'too_many_recipients') {
       // Not even one recipient fits a transaction: the server's limit is not usable.
       for (const waiting of retry)
-        waiting.resolve(unknownCheck('protocol_error', outcomes[0]?.reply ?? null));
+        waiting.resolve(unknownCheck('protocol_error', outcomes[0]?.reply ?? null, target));
     } else {
       queue.waiting.unshift(...retry);
     }
@@ -77,22 +93,38 @@ export async function drainQueue(
   }
 }
 
-/** An inconclusive check: the probe learnt nothing about the mailbox. */
-export function unknownCheck(reason: SmtpUnknownReason, reply: SmtpCheck['reply']): SmtpCheck {
+/**
+ * An inconclusive check: the probe learnt nothing about the mailbox. `at` names the MX host and
+ * address that said so, when one was reached or tried.
+ */
+export function unknownCheck(
+  reason: SmtpUnknownReason,
+  reply: SmtpCheck['reply'],
+  at: { mxHost?: string; mxAddress?: string } = {},
+): SmtpCheck {
   return {
     verdict: 'unknown',
     catchAll: null,
     unknownReason: reason,
     reply,
-    mxHost: null,
+    mxHost: at.mxHost ?? null,
+    mxAddress: at.mxAddress ?? null,
+    catchAllProbe: null,
     retryAfterSeconds: null,
     tls: null,
   };
 }
 
+/** The catch-all probe as remembered from an earlier session (its reply is not kept). */
+function rememberedProbe(randomVerdict: RcptVerdict | null): CatchAllProbe {
+  if (randomVerdict === null) return { ran: false, outcome: null, reply: null };
+  return { ran: false, outcome: catchAllProbeOutcome(randomVerdict), reply: null };
+}
+
 function checkOf(
   outcome: RcptOutcome,
   randomVerdict: RcptVerdict | null,
+  probe: CatchAllProbe,
   target: DrainTarget,
   options: DrainOptions,
 ): SmtpCheck {
@@ -103,6 +135,8 @@ function checkOf(
     unknownReason: combined.unknownReason,
     reply: outcome.reply,
     mxHost: target.mxHost,
+    mxAddress: target.mxAddress,
+    catchAllProbe: probe,
     retryAfterSeconds: combined.unknownReason === 'greylisted' ? retryAfter(outcome, options) : null,
     tls: { used: target.session.tls.used, verified: target.session.tls.authorized },
   };

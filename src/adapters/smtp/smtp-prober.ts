@@ -196,12 +196,16 @@ export class SmtpProber implements MailboxProber {
       // Cancelled: whoever queued since then was not waited for here and gets a fresh worker.
       if (signal.aborted) return;
       for (const waiting of queue.waiting.splice(0))
-        waiting.resolve(unknownCheck(opened.reason, opened.reply));
+        waiting.resolve(unknownCheck(opened.reason, opened.reply, opened));
       return;
     }
-    const { session, mxHost, release } = opened;
+    const { session, mxHost, mxAddress, release } = opened;
     try {
-      await drainQueue({ domain, queue, session, mxHost, deadlineMs, signal }, this.#catchAll, this.#options);
+      await drainQueue(
+        { domain, queue, session, mxHost, mxAddress, deadlineMs, signal },
+        this.#catchAll,
+        this.#options,
+      );
     } finally {
       await session.quit();
       release();

@@ -39,6 +39,9 @@ export interface SessionFailure {
   silent?: boolean;
   /** True when the proxy failed us: the host was never reached, and no other address would be. */
   egressFault?: boolean;
+  /** The MX host and address the attempt was for (set by the connector that chose them). */
+  mxHost?: string;
+  mxAddress?: string;
 }
 
 /** One RCPT's outcome with the reply that decided it. */

@@ -17,6 +17,7 @@ import type {
   NewApiKey,
   UserStore,
 } from '../../accounts/ports.ts';
+import type { FeedbackStore } from '../../feedback/ports.ts';
 import type { IntegrationStore } from '../../integrations/ports.ts';
 import type { RunStore } from '../../integrations/runs/ports.ts';
 import type { ScheduleStore } from '../../integrations/schedules/ports.ts';
@@ -24,6 +25,7 @@ import type { ListStore } from '../../lists/ports.ts';
 import type { Store } from '../../store.ts';
 import type { UsageMonth } from '../../usage/months.ts';
 import type { Ceiling, DailyUsage, Usage, UsageOwner, Used } from '../../usage/ports.ts';
+import { KyselyFeedbackStore } from './kysely-feedback-store.ts';
 import { KyselyIntegrationStore } from './kysely-integration-store.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
 import { KyselyRunStore } from './kysely-run-store.ts';
@@ -55,6 +57,7 @@ export class KyselyStore implements Store {
   readonly integrations: IntegrationStore;
   readonly runs: RunStore;
   readonly schedules: ScheduleStore;
+  readonly feedback: FeedbackStore;
   readonly #db: Kysely<DatabaseSchema>;
   readonly #charges: UsageCharges;
 
@@ -73,6 +76,7 @@ export class KyselyStore implements Store {
     this.integrations = new KyselyIntegrationStore(db);
     this.runs = new KyselyRunStore(db);
     this.schedules = new KyselyScheduleStore(db);
+    this.feedback = new KyselyFeedbackStore(db);
   }
 
   async createAccount(input: NewAccount): Promise<Account> {

@@ -245,6 +245,16 @@ export interface IntegrationSchedulesTable {
   created_at: string;
 }
 
+/** `feedback_events` (migration 0012): an account's reported outcomes, one row per identity. */
+export interface FeedbackEventsTable {
+  account_id: string;
+  email_normalized: string;
+  domain: string;
+  event: string;
+  at: string;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -262,4 +272,5 @@ export interface DatabaseSchema {
   integration_watch_members: IntegrationWatchMembersTable;
   integration_runs: IntegrationRunsTable;
   integration_schedules: IntegrationSchedulesTable;
+  feedback_events: FeedbackEventsTable;
 }

@@ -1,74 +1,11 @@
 /**
  * DNS blocklists: is the egress address listed? A listing makes mail servers refuse the probe
- * (a "blocked" result, never a verdict on the mailbox). Each zone is asked for the address and for
- * its RFC 5782 test entry (127.0.0.2), so a zone that answers nothing at all — dead, or refusing
- * us — is told apart from a real "not listed". Return codes are read from a data file.
+ * (a "blocked" result, never a verdict on the mailbox). The zones are asked by `mail-auth/dnsbl.ts`
+ * (return codes from its data file, the RFC 5782 test entry telling a dead zone from a clean one).
  */
-import codeTable from '../data/dnsbl-return-codes.json' with { type: 'json' };
+import { askZone } from '../../mail-auth/dnsbl.ts';
 import { type Finding, finding } from '../finding.ts';
 import type { DoctorDns } from '../ports.ts';
-import { parseIp, reversedName } from '../spf/ip-address.ts';
-
-interface CodeMeaning {
-  kind: 'listed' | 'refused' | 'error';
-  list?: string;
-  meaning: string;
-}
-
-const ZONES = codeTable.zones as Record<string, Record<string, CodeMeaning>>;
-const DEFAULT_CODES = codeTable.default as Record<string, CodeMeaning>;
-const TEST_ENTRY = { family: 4, value: 0x7f000002n } as const;
-
-/** What one zone said about the address. */
-export type ZoneVerdict =
-  | { zone: string; kind: 'not_listed'; testEntryListed: boolean | null }
-  | { zone: string; kind: 'listed'; lists: string[]; codes: string[]; meanings: string[] }
-  | { zone: string; kind: 'refused'; codes: string[]; meaning: string }
-  | { zone: string; kind: 'unknown'; detail: string };
-
-/** What an A answer code means in `zone`. */
-export function meaningOf(zone: string, code: string): CodeMeaning {
-  const known = (ZONES[zone.toLowerCase()] ?? DEFAULT_CODES)[code] ?? DEFAULT_CODES[code];
-  if (known !== undefined) return known;
-  // Any other 127/8 answer is a listing under a code this table does not name; anything else is
-  // a resolver rewriting NXDOMAIN (ISP "search" pages), which says nothing about the address.
-  if (code.startsWith('127.'))
-    return { kind: 'listed', list: `code ${code}`, meaning: `listed (return code ${code})` };
-  return {
-    kind: 'refused',
-    meaning: `the resolver answered ${code}, not a blocklist code: it rewrites missing names`,
-  };
-}
-
-/** Asks one zone about `ip`. */
-export async function askZone(dns: DoctorDns, zone: string, ip: string): Promise<ZoneVerdict> {
-  const address = parseIp(ip);
-  if (address === null) return { zone, kind: 'unknown', detail: `${ip} is not an IP address` };
-  const [answer, test] = await Promise.all([
-    dns.resolveA(`${reversedName(address)}.${zone}`),
-    address.family === 4 ? dns.resolveA(`${reversedName(TEST_ENTRY)}.${zone}`) : Promise.resolve(null),
-  ]);
-  if (answer.kind === 'error') return { zone, kind: 'unknown', detail: `lookup failed (${answer.failure})` };
-  if (answer.kind !== 'ok' || answer.records.length === 0) {
-    const testListed =
-      test === null
-        ? null
-        : test.kind === 'ok' && test.records.some((code) => meaningOf(zone, code).kind === 'listed');
-    return { zone, kind: 'not_listed', testEntryListed: testListed };
-  }
-  const meanings = answer.records.map((code) => ({ code, ...meaningOf(zone, code) }));
-  const listed = meanings.filter((item) => item.kind === 'listed');
-  if (listed.length > 0) {
-    return {
-      zone,
-      kind: 'listed',
-      lists: [...new Set(listed.map((item) => item.list ?? 'listed'))],
-      codes: listed.map((item) => item.code),
-      meanings: listed.map((item) => item.meaning),
-    };
-  }
-  return { zone, kind: 'refused', codes: meanings.map((item) => item.code), meaning: meanings[0]!.meaning };
-}
 
 /** Checks the egress address against every configured zone at once. */
 export async function checkDnsbl(

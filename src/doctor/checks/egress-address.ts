@@ -4,10 +4,10 @@
  * address in their EHLO reply ("mx.google.com at your service, [203.0.113.5]"). Failing that, the
  * socket's own address is used, which behind NAT is not the one the world sees.
  */
+import { ipText, parseIp } from '../../mail-auth/spf/ip-address.ts';
 import { probeRefusal } from '../../net/address-guard.ts';
 import { type Finding, finding } from '../finding.ts';
 import type { DoctorSettings } from '../settings.ts';
-import { ipText, parseIp } from '../spf/ip-address.ts';
 import type { HostDial } from './port-25.ts';
 
 /** Where the egress address came from. */

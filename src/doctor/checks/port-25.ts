@@ -4,10 +4,10 @@
  * Each configured host is dialled at once (its first address), greeted, EHLO'd, and left.
  */
 
+import { parseIp } from '../../mail-auth/spf/ip-address.ts';
 import { type Finding, finding } from '../finding.ts';
 import type { DialOutcome, DoctorDns, Port25Dialer } from '../ports.ts';
 import { type DoctorSettings, type MxTarget, parseTargets } from '../settings.ts';
-import { parseIp } from '../spf/ip-address.ts';
 
 /** What one host's dial found, for the report's details. */
 export interface HostDial {

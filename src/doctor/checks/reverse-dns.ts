@@ -3,10 +3,10 @@
  * without a PTR, or whose PTR name does not resolve back to it (forward-confirmed reverse DNS), and
  * many compare that name with the EHLO name.
  */
+import { ipText, parseIp } from '../../mail-auth/spf/ip-address.ts';
 import { type Finding, finding } from '../finding.ts';
 import type { DoctorDns } from '../ports.ts';
 import { canonicalName, type DoctorSettings } from '../settings.ts';
-import { ipText, parseIp } from '../spf/ip-address.ts';
 
 /** Checks PTR, FCrDNS and PTR = HELO for `egressIp`. */
 export async function checkReverseDns(

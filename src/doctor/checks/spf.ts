@@ -3,11 +3,11 @@
  * A receiver that checks SPF at MAIL FROM may refuse a probe whose sender fails, and the refusal
  * then hides the mailbox's answer.
  */
+import { checkHost, type SpfEvaluation } from '../../mail-auth/spf/evaluate.ts';
+import { parseIp } from '../../mail-auth/spf/ip-address.ts';
 import { type Finding, finding } from '../finding.ts';
 import type { DoctorDns } from '../ports.ts';
 import { canonicalName, type DoctorSettings } from '../settings.ts';
-import { checkHost, type SpfEvaluation } from '../spf/evaluate.ts';
-import { parseIp } from '../spf/ip-address.ts';
 
 /** Evaluates the FROM domain's SPF policy for the egress address. */
 export async function checkSpf(

@@ -7,6 +7,7 @@
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { accountSchemas } from './accounts.ts';
 import { campaignCheckSchemas } from './campaign-checks.ts';
+import { feedbackSchemas } from './feedback.ts';
 import { integrationSchemas } from './integrations.ts';
 import { createdListSchema, listPageSchema, listSchema } from './list.ts';
 import { bulkResponseSchema, verificationResultSchema } from './result.ts';
@@ -74,6 +75,7 @@ export const sharedSchemas = [
   ...campaignCheckSchemas,
   ...runSchemas,
   ...scheduleSchemas,
+  ...feedbackSchemas,
 ] as const;
 
 const integerHeader = (description: string) => ({ type: 'integer', description }) as const;

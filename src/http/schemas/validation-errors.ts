@@ -11,8 +11,8 @@ export interface FieldError {
   message: string;
 }
 
-// JSON pointers of address values: `/email`, `/emails/3`.
-const ADDRESS_VALUE = /^\/(?:email|emails\/\d+)$/;
+// JSON pointers of address values: `/email`, `/emails/3`, `/events/3/email`.
+const ADDRESS_VALUE = /^\/(?:email|emails\/\d+|events\/\d+\/email)$/;
 
 const LIST_MESSAGES: Record<string, string> = {
   type: `Must be an array of 1 to ${MAX_BULK_ENTRIES} email addresses`,

@@ -12,6 +12,7 @@
  *   leaves the same state, and the outcome of the lost job is never counted, so nothing is
  *   counted twice.
  */
+import type { FeedbackService } from '../../feedback/feedback-service.ts';
 import type { JobOutcome } from '../../jobs/ports.ts';
 import type { ListService } from '../../lists/list-service.ts';
 import type { ListRecord, ListStore } from '../../lists/ports.ts';
@@ -24,6 +25,7 @@ import {
   ProviderError,
   type ProviderSession,
 } from '../ports.ts';
+import { importCleanedMembers } from './cleaned-members.ts';
 import type { IntegrationRun, RunPatch, RunStore, StoredRunState } from './ports.ts';
 import { categoriesOf } from './run-service.ts';
 
@@ -42,6 +44,8 @@ export interface RunWorkerDeps {
   /** Members per write job (Mailchimp: one batch; two operations a member). */
   writeChunk?: number;
   log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+  /** Records the audience's cleaned members as the account's hard bounces; none read when absent. */
+  feedback?: Pick<FeedbackService, 'importHardBounces'>;
 }
 
 /** The header of a run's list: its results download names each row's member. */
@@ -129,6 +133,19 @@ export class RunWorker {
     // changed in the same second as the previous read would be missed by both runs.
     const changedSince = previous?.readAt ? `${previous.readAt.slice(0, 19)}Z` : null;
     await this.#move(run, ['reading'], 'reading', { listId: null, readAt, changedSince });
+    const { feedback } = this.#deps;
+    if (feedback !== undefined) {
+      // Before the list is made: its members verify as bounced when the platform cleaned them.
+      const cleaned = await this.#deps.integrations.withSession(integration, (session) =>
+        importCleanedMembers(session, feedback, run.accountId, run.audienceId, changedSince),
+      );
+      // A full account still runs: its cleaned members are simply not all known as bounced.
+      if (cleaned.full || cleaned.recorded > 0)
+        this.#deps.log(cleaned.full ? 'warn' : 'info', 'run: cleaned members recorded as hard bounces', {
+          runId: run.id,
+          ...cleaned,
+        });
+    }
     const room = await this.#deps.listRoom(run.accountId);
     const apiKeyId = await this.#deps.chargeKeyId(run.accountId);
     const keep = memberFilter(run, previous, this.#now());

@@ -12,6 +12,8 @@ export const SKIPPED_PROBE: Readonly<SmtpCheck> = Object.freeze({
   unknownReason: 'probe_skipped',
   reply: null,
   mxHost: null,
+  mxAddress: null,
+  catchAllProbe: null,
   retryAfterSeconds: null,
   tls: null,
 });

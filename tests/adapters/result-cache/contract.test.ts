@@ -71,6 +71,16 @@ if (redis.skipReason !== undefined) {
       assert.deepEqual(await cache.get(email), sampleResult(email));
     });
 
+    it('reads an entry written before results carried evidence as a miss', async () => {
+      const cache = new RedisResultCache(client, prefix);
+      const email = `legacy.${randomUUID()}@example.com`;
+      const { evidence: _evidence, ...legacy } = sampleResult(email);
+      await client.set(cache.keyOf(email), JSON.stringify(legacy), 'EX', 60);
+      assert.equal(await cache.get(email), undefined);
+      await cache.set(email, sampleResult(email), 60);
+      assert.deepEqual((await cache.get(email))?.evidence, sampleResult(email).evidence);
+    });
+
     it('is shared: what one connection stores, another reads', async () => {
       const other = await env!.connect();
       const email = `shared.${randomUUID()}@example.com`;

@@ -30,11 +30,24 @@ export function sampleResult(email: string): VerificationResult {
       free_provider: true,
       catch_all: null,
       smtp: 'unknown',
+      catch_all_confidence: null,
     },
     score: 35,
     status: 'PROBABLY_VALID',
     reason: 'greylisted',
     duration_ms: 143.5,
+    evidence: {
+      mx_host: 'mx1.mail.ovh.net',
+      mx_address: '2001:41d0:1:e2b8::1',
+      provider: { id: 'ovh', name: 'OVHcloud', kind: 'mailbox_host' },
+      smtp_reply: { code: 451, enhanced_code: '4.7.1', message: 'Greylisted — réessayez dans 300 s' },
+      catch_all_probe: {
+        ran: true,
+        outcome: 'inconclusive',
+        reply: { code: 451, enhanced_code: null, message: 'Try again later' },
+      },
+      catch_all_signals: [{ signal: 'local_part_pattern', weight: -12.5, detail: 'jöhn.doe: first.last' }],
+    },
   };
 }
 
@@ -59,7 +72,7 @@ export function resultCacheContract(subject: ResultCacheSubject): void {
       assert.deepEqual(await cache.get(email), sampleResult(email));
     });
 
-    it('round-trips a full result exactly: unicode address, null catch_all, suggestions', async () => {
+    it('round-trips a full result exactly: unicode address, null catch_all, suggestions, evidence', async () => {
       const cache = subject.cache();
       const email = `jöhn.doe+标签-${randomUUID()}@gmial.com`;
       const result = sampleResult(email);
@@ -68,6 +81,8 @@ export function resultCacheContract(subject: ResultCacheSubject): void {
       assert.deepEqual(back, result);
       assert.equal(back?.checks.catch_all, null);
       assert.deepEqual(back?.checks.suggestions, ['jöhn.doe@gmail.com', 'jöhn.doe@gmail.co']);
+      assert.deepEqual(back?.evidence, result.evidence);
+      assert.equal(back?.evidence.catch_all_probe.reply?.code, 451);
     });
 
     it('replaces an entry on a second set', async () => {

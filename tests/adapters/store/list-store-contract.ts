@@ -22,6 +22,7 @@ import type {
   UploadedRow,
 } from '../../../src/lists/ports.ts';
 import type { Store } from '../../../src/store.ts';
+import { noEvidence } from '../../../src/verification/evidence.ts';
 import type { Reason, Status, VerificationResult } from '../../../src/verification/report.ts';
 import type { WebhookDelivery } from '../../../src/webhooks/ports.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
@@ -94,11 +95,13 @@ export function verificationResult(
             : status === 'PROBABLY_VALID'
               ? 'catch_all'
               : 'unknown',
+      catch_all_confidence: null,
     },
     score: status === 'VALID' ? 95 : status === 'PROBABLY_VALID' ? 60 : 5,
     status,
     reason: REASON_OF[status],
     duration_ms: 412.5,
+    evidence: noEvidence(),
     ...overrides,
   };
 }

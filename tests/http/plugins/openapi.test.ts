@@ -67,11 +67,21 @@ test('the result schema lists every DESIGN field as required', () => {
     'checks',
     'duration_ms',
     'email',
+    'evidence',
     'reason',
     'score',
     'status',
   ]);
-  assert.equal(result.properties.checks.required.length, 10);
+  assert.equal(result.properties.checks.required.length, 11);
+  assert.deepEqual(result.properties.checks.properties.catch_all_confidence.type, ['integer', 'null']);
+  assert.deepEqual([...result.properties.evidence.required].sort(), [
+    'catch_all_probe',
+    'catch_all_signals',
+    'mx_address',
+    'mx_host',
+    'provider',
+    'smtp_reply',
+  ]);
   assert.deepEqual(result.properties.checks.properties.catch_all.type, ['boolean', 'null']);
   assert.ok(result.properties.reason.enum.includes('dns_error'));
   assert.deepEqual(doc.components.schemas.BulkResponse.required, ['results', 'unprocessed']);

@@ -813,6 +813,228 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/domains/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a sending domain
+         * @description Looks at the domain as receivers do: SPF, DMARC, DKIM (the selectors given, else common ones), MX hosts (reachable on port 25, STARTTLS, certificate, reverse DNS), MTA-STS, TLS-RPT, BIMI and blocklists, and answers a grade with every finding and its fix. Charges one unit of the monthly quota, a cached report too (reports are reused for a few minutes per domain and selectors). At most a few checks of one account run at once: another is refused with 429 `rate_limited` until one ends.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The sending domain, e.g. `example.com`; an internationalized name is checked in its A-label form.
+                         * @example example.com
+                         */
+                        domain: string;
+                        /**
+                         * @description Up to 10 DKIM selectors (letters, digits, hyphens, dots). Absent or empty: a short list of common ones.
+                         * @example [
+                         *       "google",
+                         *       "s1"
+                         *     ]
+                         */
+                        dkim_selectors?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The report. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The domain checked, in ASCII (A-label) form. */
+                            domain: string;
+                            /** @enum {string} */
+                            grade: "A" | "B" | "C" | "D" | "F";
+                            /** @description The points behind the grade. */
+                            score: number;
+                            /**
+                             * Format: date-time
+                             * @description When the checks ran (earlier than now for a cached report).
+                             */
+                            checked_at: string;
+                            duration_ms: number;
+                            /** @description The report was made by an earlier request within the last few minutes. */
+                            cached: boolean;
+                            /** @description The DKIM selectors looked at. */
+                            dkim_selectors: string[];
+                            /** @description Whether they were the caller’s. */
+                            dkim_selectors_given: boolean;
+                            /** @description False when a lookup failed or a check did not finish (findings `*_lookup_failed`, `check_unfinished`): such a report is not reused, check again. */
+                            complete: boolean;
+                            counts: {
+                                pass: number;
+                                warn: number;
+                                fail: number;
+                                info: number;
+                            };
+                            findings: {
+                                /** @enum {string} */
+                                check: "spf" | "dmarc" | "dkim" | "mx" | "mta_sts" | "tls_rpt" | "bimi" | "blocklists";
+                                /**
+                                 * @description Stable name of the finding (docs/deliverability.md lists them).
+                                 * @example spf_too_many_lookups
+                                 */
+                                code: string;
+                                /** @enum {string} */
+                                status: "pass" | "warn" | "fail" | "info";
+                                /** @description What was found, in plain words. */
+                                summary: string;
+                                /** @description What to do about it, written out; null when nothing needs doing. */
+                                fix: string | null;
+                                /** @description The facts behind the finding (records seen, hosts tried); their shape may grow. */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited, quota_exceeded. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lists": {
         parameters: {
             query?: never;
@@ -5934,6 +6156,459 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a sending outcome of one address
+         * @description A `hard_bounce` makes the address INVALID with reason `bounced` for this account only, until a `delivered` at a later instant. Charges no verification.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description An email address, at most 1024 characters; trimmed before verification.
+                         * @example jane.doe@example.com
+                         */
+                        email: string;
+                        /**
+                         * @description `hard_bounce` makes the address `bounced` (INVALID) for this account until a later `delivered`; `soft_bounce` and `complaint` are kept for statistics and change no verdict.
+                         * @enum {string}
+                         */
+                        event: "hard_bounce" | "soft_bounce" | "delivered" | "complaint";
+                        /**
+                         * Format: date-time
+                         * @description When it happened (ISO 8601 with a time zone, from 1970 to at most 5 minutes ahead of our clock); now when absent.
+                         * @example 2026-11-20T08:15:00Z
+                         */
+                        at?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Recorded: how many events were new, and how many were known. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FeedbackRecorded"];
+                    };
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: storage_limit_reached. */
+                413: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/feedback/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record up to 10,000 sending outcomes
+         * @description All or nothing: an event that is not valid (each one named by its index) or a request that would take the account past its stored events refuses the whole request. Charges no verification.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 10,000 events; all are recorded, or none. */
+                        events: {
+                            /**
+                             * @description An email address, at most 1024 characters; trimmed before verification.
+                             * @example jane.doe@example.com
+                             */
+                            email: string;
+                            /**
+                             * @description `hard_bounce` makes the address `bounced` (INVALID) for this account until a later `delivered`; `soft_bounce` and `complaint` are kept for statistics and change no verdict.
+                             * @enum {string}
+                             */
+                            event: "hard_bounce" | "soft_bounce" | "delivered" | "complaint";
+                            /**
+                             * Format: date-time
+                             * @description When it happened (ISO 8601 with a time zone, from 1970 to at most 5 minutes ahead of our clock); now when absent.
+                             * @example 2026-11-20T08:15:00Z
+                             */
+                            at?: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Recorded: how many events were new, and how many were known. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FeedbackRecorded"];
+                    };
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: storage_limit_reached. */
+                413: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/password": {
         parameters: {
             query?: never;
@@ -6715,12 +7390,37 @@ export interface components {
          *         "suggestions": [],
          *         "free_provider": false,
          *         "catch_all": false,
-         *         "smtp": "deliverable"
+         *         "smtp": "deliverable",
+         *         "catch_all_confidence": null
          *       },
          *       "score": 97,
          *       "status": "VALID",
          *       "reason": "mailbox_confirmed",
-         *       "duration_ms": 143
+         *       "duration_ms": 143,
+         *       "evidence": {
+         *         "mx_host": "aspmx.l.google.com",
+         *         "mx_address": "142.250.102.27",
+         *         "provider": {
+         *           "id": "google",
+         *           "name": "Google (Gmail, Google Workspace)",
+         *           "kind": "mailbox_host"
+         *         },
+         *         "smtp_reply": {
+         *           "code": 250,
+         *           "enhanced_code": "2.1.5",
+         *           "message": "OK"
+         *         },
+         *         "catch_all_probe": {
+         *           "ran": true,
+         *           "outcome": "rejected",
+         *           "reply": {
+         *             "code": 550,
+         *             "enhanced_code": "5.1.1",
+         *             "message": "The email account that you tried to reach does not exist."
+         *           }
+         *         },
+         *         "catch_all_signals": []
+         *       }
          *     }
          */
         VerificationResult: {
@@ -6750,6 +7450,8 @@ export interface components {
                  * @enum {string}
                  */
                 smtp: "deliverable" | "undeliverable" | "catch_all" | "mailbox_full" | "mailbox_disabled" | "unknown" | "skipped";
+                /** @description How likely an address at a catch-all domain is real, 0-100; null elsewhere. */
+                catch_all_confidence: number | null;
             };
             /** @description How safe the address is to send to. */
             score: number;
@@ -6759,9 +7461,65 @@ export interface components {
              * @description Why this status was given.
              * @enum {string}
              */
-            reason: "syntax_invalid" | "domain_not_found" | "null_mx" | "no_mail_host" | "implicit_mx" | "mailbox_rejected" | "mailbox_disabled" | "multiple_risks" | "disposable" | "role_account" | "mailbox_confirmed" | "catch_all" | "mailbox_full" | "greylisted" | "blocked" | "timeout" | "connect_failed" | "tls_failed" | "protocol_error" | "probe_refused" | "probe_skipped" | "dns_error";
+            reason: "syntax_invalid" | "domain_not_found" | "null_mx" | "no_mail_host" | "implicit_mx" | "mailbox_rejected" | "mailbox_disabled" | "multiple_risks" | "disposable" | "role_account" | "mailbox_confirmed" | "catch_all" | "mailbox_full" | "greylisted" | "blocked" | "timeout" | "connect_failed" | "tls_failed" | "protocol_error" | "probe_refused" | "probe_skipped" | "dns_error" | "bounced";
             /** @description Time spent verifying, milliseconds. */
             duration_ms: number;
+            /** @description What the verdict rests on; null and [] where a stage did not run or learnt nothing. */
+            evidence: {
+                /** @description The MX host the probe talked to (or last tried, when none answered); null when none. */
+                mx_host: string | null;
+                /** @description That host's IP address the probe connected to (or was refused connecting to). */
+                mx_address: string | null;
+                /** @description The mail provider recognised from the MX host names; null when they are nobody's we know. */
+                provider: {
+                    /** @description A stable name: `google`, `microsoft`, `proofpoint`... */
+                    id: string;
+                    /** @description How people call the service. */
+                    name: string;
+                    /**
+                     * @description `mailbox_host` keeps the mailboxes itself; `security_gateway` filters mail in front of them.
+                     * @enum {string}
+                     */
+                    kind: "mailbox_host" | "security_gateway";
+                } | null;
+                /** @description The SMTP reply that decided; null when no server answered. */
+                smtp_reply: {
+                    /** @description The reply code (250, 451, 550...); 0 when the answer was not a well-formed reply. */
+                    code: number;
+                    /** @description The RFC 3463 enhanced status code (`5.1.1`), when the server gave one. */
+                    enhanced_code: string | null;
+                    /** @description The reply's text on one line (line breaks and controls as spaces), at most 512 characters. */
+                    message: string;
+                } | null;
+                /** @description The domain's catch-all probe: RCPT TO a random address nobody has. */
+                catch_all_probe: {
+                    /** @description It was asked in the session that verified this address. */
+                    ran: boolean;
+                    /**
+                     * @description `accepted` (catch-all), `rejected` (no such mailbox: not catch-all), `inconclusive`; remembered from an earlier probe when `ran` is false; null when not known.
+                     * @enum {string|null}
+                     */
+                    outcome: "accepted" | "rejected" | "inconclusive" | null;
+                    /** @description Its reply, when it ran for this address; else null. */
+                    reply: {
+                        /** @description The reply code (250, 451, 550...); 0 when the answer was not a well-formed reply. */
+                        code: number;
+                        /** @description The RFC 3463 enhanced status code (`5.1.1`), when the server gave one. */
+                        enhanced_code: string | null;
+                        /** @description The reply's text on one line (line breaks and controls as spaces), at most 512 characters. */
+                        message: string;
+                    } | null;
+                };
+                /** @description For an address at a catch-all domain, the signals behind its confidence; else []. */
+                catch_all_signals: {
+                    /** @description The signal’s name. */
+                    signal: string;
+                    /** @description Its weight: positive raised the confidence, negative lowered it. */
+                    weight: number;
+                    /** @description What was seen, in plain words. */
+                    detail: string;
+                }[];
+            };
         };
         /** @description Results of the processed entries in submitted order, and the entries left for lack of quota. */
         BulkResponse: {
@@ -7195,6 +7953,19 @@ export interface components {
         };
         ScheduleList: {
             schedules: components["schemas"]["Schedule"][];
+        };
+        /**
+         * @description What the request stored.
+         * @example {
+         *       "recorded": 2,
+         *       "duplicates": 1
+         *     }
+         */
+        FeedbackRecorded: {
+            /** @description Events stored now. */
+            recorded: number;
+            /** @description Events already stored (same address, event and instant) or repeated in the request. */
+            duplicates: number;
         };
     };
     responses: never;

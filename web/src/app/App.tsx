@@ -1,6 +1,7 @@
 /** The dashboard: the signed-out screens, or the signed-in app with its pages. */
 import { Navigate, Route, Routes } from 'react-router';
 import { AccountPage } from '../pages/AccountPage';
+import { DeliverabilityPage } from '../pages/DeliverabilityPage';
 import { IntegrationsPage } from '../pages/IntegrationsPage';
 import { KeysPage } from '../pages/KeysPage';
 import { ListPage } from '../pages/ListPage';
@@ -55,6 +56,7 @@ export function App() {
             <Route path="/lists/:id" element={<ListPage />} />
             <Route path="/keys" element={<KeysPage />} />
             <Route path="/integrations" element={<IntegrationsPage />} />
+            <Route path="/deliverability" element={<DeliverabilityPage />} />
             <Route path="/account" element={<AccountPage />} />
             <Route path="/signin" element={<Navigate to="/" replace />} />
             <Route path="/signup" element={<Navigate to="/" replace />} />

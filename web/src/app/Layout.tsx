@@ -14,6 +14,7 @@ const NAVIGATION = [
   { to: '/lists', label: 'Lists' },
   { to: '/keys', label: 'API keys' },
   { to: '/integrations', label: 'Integrations' },
+  { to: '/deliverability', label: 'Deliverability' },
   { to: '/account', label: 'Account' },
 ] as const;
 

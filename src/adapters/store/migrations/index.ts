@@ -15,6 +15,7 @@ import * as integrations from './0008-integrations.ts';
 import * as integrationWatches from './0009-integration-watches.ts';
 import * as integrationRuns from './0010-integration-runs.ts';
 import * as integrationSchedules from './0011-integration-schedules.ts';
+import * as feedbackEvents from './0012-feedback-events.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -35,6 +36,7 @@ export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): Mig
         '0009-integration-watches': integrationWatches,
         '0010-integration-runs': integrationRuns,
         '0011-integration-schedules': integrationSchedules,
+        '0012-feedback-events': feedbackEvents,
       }),
   };
 }

@@ -8,6 +8,8 @@
 import type Database from 'better-sqlite3';
 import type { Kysely, Selectable } from 'kysely';
 import type { Account, ApiKeyKind, KeyWithAccount } from '../../../accounts/ports.ts';
+import type { FeedbackStore } from '../../../feedback/ports.ts';
+import { KyselyFeedbackStore, sqliteOutcomeRows } from '../kysely-feedback-store.ts';
 import { KyselyStore, toAccount } from '../kysely-store.ts';
 import type { AccountsTable, DatabaseSchema } from '../schema.ts';
 import { SqliteCharges } from './charges.ts';
@@ -75,6 +77,7 @@ function keyWithAccount(row: KeyWithAccountTuple): KeyWithAccount {
 
 /** `Store` on SQLite. */
 export class SqliteStore extends KyselyStore {
+  override readonly feedback: FeedbackStore;
   readonly #keyByHash: Database.Statement;
   readonly #accountById: Database.Statement;
 
@@ -90,6 +93,8 @@ export class SqliteStore extends KyselyStore {
     });
     this.#keyByHash = connection.prepare(KEY_BY_HASH).raw(true);
     this.#accountById = connection.prepare(ACCOUNT_BY_ID);
+    // Every verification of an account looks its feedback up: a prepared statement, as above.
+    this.feedback = new KyselyFeedbackStore(db, sqliteOutcomeRows(connection));
   }
 
   override async findApiKeyByHash(keyHash: string): Promise<KeyWithAccount | null> {

@@ -9,12 +9,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
 import type { DoctorAccess } from '../../../doctor/doctor-service.ts';
+import type { FeedbackService } from '../../../feedback/feedback-service.ts';
 import type { CampaignCheckService } from '../../../integrations/campaign-check.ts';
 import type { IntegrationService } from '../../../integrations/integration-service.ts';
 import type { RunService } from '../../../integrations/runs/run-service.ts';
 import type { ScheduleService } from '../../../integrations/schedules/schedule-service.ts';
 import type { WatchService } from '../../../integrations/watches.ts';
 import type { ListService } from '../../../lists/list-service.ts';
+import type { DomainCheckService } from '../../../sender-checks/domain-check-service.ts';
 import type { Store } from '../../../store.ts';
 import type { RateLimiter } from '../../../usage/ports.ts';
 import type { VerificationService } from '../../../usage/verification-service.ts';
@@ -27,6 +29,8 @@ import { keyRoutes } from './accounts/keys.ts';
 import { publicSessionRoutes, sessionRoutes } from './accounts/session.ts';
 import { bulkRoute } from './bulk.ts';
 import { doctorRoutes } from './doctor.ts';
+import { domainCheckRoute } from './domains.ts';
+import { feedbackRoutes } from './feedback.ts';
 import { campaignCheckRoutes } from './integrations/campaign-checks.ts';
 import { integrationRoutes } from './integrations/index.ts';
 import { runRoutes } from './integrations/runs.ts';
@@ -66,6 +70,10 @@ export interface V1Deps {
   secretKey?: Buffer;
   /** The probe host's health for operators; without it its route is absent. */
   doctor?: DoctorAccess;
+  /** Senders' feedback; without it its routes are absent. */
+  feedback?: Pick<FeedbackService, 'submit'>;
+  /** Sender-domain checks; without them their route is absent. */
+  domainChecks?: Pick<DomainCheckService, 'check'>;
   /** A list upload whose body stops arriving for this long is refused (408), ms. */
   uploadIdleTimeoutMs?: number;
   /** A list upload that takes longer than this in all is refused (408), ms. */
@@ -89,6 +97,8 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
       await verification.register(jsonBodyPlugin);
       await verification.register(verifyRoute, { service });
       await verification.register(bulkRoute, { service });
+      if (deps.domainChecks !== undefined)
+        await verification.register(domainCheckRoute, { domainChecks: deps.domainChecks });
     });
     if (lists !== undefined && secretKey !== undefined) {
       await authed.register(listRoutes, {
@@ -112,6 +122,7 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
       await authed.register(campaignCheckRoutes, { campaignChecks: deps.campaignChecks });
     if (deps.schedules !== undefined) await authed.register(scheduleRoutes, { schedules: deps.schedules });
     if (deps.doctor !== undefined) await authed.register(doctorRoutes, deps.doctor);
+    if (deps.feedback !== undefined) await authed.register(feedbackRoutes, { feedback: deps.feedback });
     if (sessionDeps !== undefined) {
       await authed.register(sessionRoutes, sessionDeps);
       await authed.register(keyRoutes, { store, now: deps.now });

@@ -3,7 +3,7 @@
  * domain. A server that accepts it accepts anything, so its 250 for the real address proves
  * nothing and the address is reported `catch_all`.
  */
-import type { SmtpUnknownReason, SmtpVerdict } from '../../report.ts';
+import type { CatchAllProbeOutcome, SmtpUnknownReason, SmtpVerdict } from '../../report.ts';
 import type { RcptVerdict } from './reply.ts';
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
@@ -59,6 +59,13 @@ export function combineWithCatchAll(address: RcptVerdict, randomProbe: RcptVerdi
     case 'unknown':
       return { verdict: 'unknown', catchAll, unknownReason: address.reason };
   }
+}
+
+/** What the random address's RCPT verdict says about the domain (the evidence's wording). */
+export function catchAllProbeOutcome(randomProbe: RcptVerdict): CatchAllProbeOutcome {
+  const catchAll = catchAllFrom(randomProbe);
+  if (catchAll === null) return 'inconclusive';
+  return catchAll ? 'accepted' : 'rejected';
 }
 
 function catchAllFrom(randomProbe: RcptVerdict | null): boolean | null {

@@ -60,11 +60,12 @@ test('results in submitted order; duplicates verified once and charged once; ema
         'checks',
         'duration_ms',
         'email',
+        'evidence',
         'reason',
         'score',
         'status',
       ]);
-      assert.equal(Object.keys(result.checks).length, 10);
+      assert.equal(Object.keys(result.checks).length, 11);
     }
   } finally {
     await t.close();

@@ -8,9 +8,10 @@ import { after, before, test } from 'node:test';
 import { type TestApp, testApp, worldVerifier } from '../../../helpers/app.ts';
 import { assertAccountingHeaders, post, VERIFY } from '../../expect.ts';
 
-const RESULT_KEYS = ['checks', 'duration_ms', 'email', 'reason', 'score', 'status'];
+const RESULT_KEYS = ['checks', 'duration_ms', 'email', 'evidence', 'reason', 'score', 'status'];
 const CHECK_KEYS = [
   'catch_all',
+  'catch_all_confidence',
   'disposable',
   'domain_exists',
   'free_provider',

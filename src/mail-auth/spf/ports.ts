@@ -1,6 +1,6 @@
 /**
- * What the SPF evaluator asks of DNS (RFC 7208 §4.6.4 counts these lookups). A port of its own, so
- * the sender-domain checks can reuse the evaluator with any resolver.
+ * What the SPF evaluator and analysis ask of DNS (RFC 7208 §4.6.4 counts these lookups). A port of
+ * its own, so the host check and the sender-domain checks use them with any resolver.
  */
 import type { DnsAnswer } from '../../verification/ports.ts';
 import type { MxRecord } from '../../verification/report.ts';

@@ -1,0 +1,121 @@
+/**
+ * Sender feedback (DESIGN §3.5): records an account's reported outcomes, bounded per account, and
+ * applies them to that account's verdicts. Feedback is free (it charges no verification), but
+ * every account may store at most `maxEvents` events, so one tenant cannot fill the disk.
+ */
+import type { VerificationResult } from '../verification/report.ts';
+import { bouncedResult, isBounced, mayBeBounced } from './bounced.ts';
+import {
+  checkEvent,
+  type EventProblem,
+  feedbackAddressOf,
+  isProblem,
+  type SubmittedEvent,
+} from './feedback-address.ts';
+import type { DomainFeedbackStats, FeedbackRecord, FeedbackStore } from './ports.ts';
+
+/** Most events one request may carry (the bulk form), and most problems reported back. */
+export const MAX_FEEDBACK_EVENTS_PER_REQUEST = 10_000;
+export const MAX_REPORTED_PROBLEMS = 100;
+
+/** Events stored per account by default (MAILVET_FEEDBACK_MAX_EVENTS). */
+export const DEFAULT_MAX_STORED_EVENTS = 1_000_000;
+
+export interface FeedbackServiceDeps {
+  store: FeedbackStore;
+  /** Most events one account may have stored. */
+  maxStoredEvents: number;
+  now?: () => Date;
+}
+
+/** A refused event: its position in the request and what is wrong. */
+export interface IndexedProblem extends EventProblem {
+  index: number;
+}
+
+export type SubmitOutcome =
+  | { kind: 'recorded'; recorded: number; duplicates: number }
+  /** Some events are not valid: nothing was stored. At most MAX_REPORTED_PROBLEMS, in order. */
+  | { kind: 'invalid'; problems: IndexedProblem[] }
+  /** They would take the account past its cap: nothing was stored. */
+  | { kind: 'full'; stored: number; maxEvents: number };
+
+/** What an import of a platform's hard bounces did. */
+export interface ImportOutcome {
+  recorded: number;
+  duplicates: number;
+  /** Members skipped: an address or a change time that is not valid. */
+  skipped: number;
+  /** True when the account's cap stopped the import before its end. */
+  full: boolean;
+}
+
+/** Hard bounces stored per import call: one transaction each, so a long import never holds the account's row long. */
+const IMPORT_CHUNK = 1_000;
+
+/** Records feedback and applies it to verdicts. */
+export class FeedbackService {
+  readonly #deps: FeedbackServiceDeps;
+  readonly #now: () => Date;
+
+  constructor(deps: FeedbackServiceDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /** Checks and stores a request's events, all or nothing. */
+  async submit(accountId: string, submitted: readonly SubmittedEvent[]): Promise<SubmitOutcome> {
+    const now = this.#now();
+    const records: FeedbackRecord[] = [];
+    const problems: IndexedProblem[] = [];
+    submitted.forEach((event, index) => {
+      const checked = checkEvent(event, now);
+      if (!isProblem(checked)) records.push(checked);
+      else if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, ...checked });
+    });
+    if (problems.length > 0) return { kind: 'invalid', problems };
+    return this.#deps.store.record(accountId, records, this.#deps.maxStoredEvents);
+  }
+
+  /** Records a platform's hard bounces (Mailchimp's `cleaned` members); idempotent. */
+  async importHardBounces(
+    accountId: string,
+    bounces: ReadonlyArray<{ email: string; at: string }>,
+  ): Promise<ImportOutcome> {
+    const now = this.#now();
+    const outcome: ImportOutcome = { recorded: 0, duplicates: 0, skipped: 0, full: false };
+    const records: FeedbackRecord[] = [];
+    for (const bounce of bounces) {
+      // The platform's change time is the bounce's identity: without one that reads, a second
+      // import could not tell the same bounce again, so such a member is skipped.
+      const record = checkEvent({ email: bounce.email, event: 'hard_bounce', at: bounce.at }, now);
+      if (isProblem(record)) outcome.skipped += 1;
+      else records.push(record);
+    }
+    for (let i = 0; i < records.length; i += IMPORT_CHUNK) {
+      const stored = await this.#deps.store.record(
+        accountId,
+        records.slice(i, i + IMPORT_CHUNK),
+        this.#deps.maxStoredEvents,
+      );
+      if (stored.kind === 'full') return { ...outcome, full: true };
+      outcome.recorded += stored.recorded;
+      outcome.duplicates += stored.duplicates;
+    }
+    return outcome;
+  }
+
+  /** The result as the account's feedback has it: `bounced` when the rule says so, else unchanged. */
+  async applyTo(accountId: string, result: VerificationResult): Promise<VerificationResult> {
+    if (!mayBeBounced(result)) return result;
+    const identity = feedbackAddressOf(result.email);
+    if (identity === null) return result;
+    const feedback = await this.#deps.store.outcomeOf(accountId, identity.address);
+    return isBounced(feedback) ? bouncedResult(result) : result;
+  }
+
+  /** The account's feedback at a domain (catch-all confidence reads its bounce rate). */
+  domainStats(accountId: string, domain: string): Promise<DomainFeedbackStats> {
+    return this.#deps.store.domainStats(accountId, domain.toLowerCase());
+  }
+}
