@@ -6,12 +6,16 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { SingleBar } from 'cli-progress';
 import { loadConfig } from '../config.ts';
+import { createLocalCatchAllAssessor } from '../container/catch-all.ts';
 import { createVerifier } from '../container/index.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { verifyCsvFile } from './csv-file.ts';
 import { formatResult } from './format-result.ts';
 import { mapOrdered } from './map-ordered.ts';
 import { CsvInputError, UsageError } from './usage-error.ts';
+
+/** Stands for the account and the list a command line has none of. */
+const LOCAL_CALLER = 'command-line';
 
 interface VerifyOptions {
   json?: boolean;
@@ -33,16 +37,22 @@ export async function runVerify(addresses: string[], options: VerifyOptions): Pr
   if (options.file !== undefined && addresses.length > 0) {
     throw new UsageError('give addresses or --file, not both');
   }
-  const verifier = await createVerifier(loadConfig());
+  const config = loadConfig();
+  const verifier = await createVerifier(config);
+  // No account here: catch-all confidence reads the address, the domain's posture and, as peers,
+  // the other addresses of the same command (a file's rows are not kept to serve as peers).
+  const assessor = createLocalCatchAllAssessor(config, addresses);
+  const verify = async (address: string) =>
+    assessor.assess(LOCAL_CALLER, await verifier.verify(address), { listId: LOCAL_CALLER });
   if (options.file !== undefined) {
-    await verifyFile(options.file, options, concurrency, (address) => verifier.verify(address));
+    await verifyFile(options.file, options, concurrency, verify);
     return;
   }
   const results: VerificationResult[] = [];
   const source = (async function* () {
     yield* addresses;
   })();
-  for await (const result of mapOrdered(source, concurrency, (address) => verifier.verify(address))) {
+  for await (const result of mapOrdered(source, concurrency, verify)) {
     results.push(result);
   }
   if (options.json) {

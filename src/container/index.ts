@@ -41,6 +41,7 @@ import { createListChecker } from '../verification/checks/domain-lists.ts';
 import { SkippingProber } from '../verification/checks/smtp-skipped.ts';
 import { Verifier } from '../verification/pipeline.ts';
 import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts';
+import { createCatchAllAssessor } from './catch-all.ts';
 import { configuredResolver } from './dns.ts';
 import { createDoctorService } from './doctor.ts';
 import { createCampaignChecks, createIntegrations, createWatches } from './integrations.ts';
@@ -184,6 +185,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
     inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
     feedback,
+    catchAll: createCatchAllAssessor(config, store),
     ...(overrides.now && { now: overrides.now }),
   });
   const integrations = createIntegrations(config, store.integrations, secretKey, {

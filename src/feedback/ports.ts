@@ -56,6 +56,11 @@ export interface FeedbackStore {
   outcomeOf(accountId: string, address: string): Promise<AddressFeedback>;
   /** The account's feedback at one domain (ASCII, lower-case), counted per address. */
   domainStats(accountId: string, domain: string): Promise<DomainFeedbackStats>;
+  /**
+   * Addresses (feedback identities) at the domain with a `delivered` event recorded by the
+   * account, `limit` at most: catch-all confidence reads them as confirmed peers.
+   */
+  deliveredAtDomain(accountId: string, domain: string, limit: number): Promise<string[]>;
   /** How many events the account has stored. */
   countEvents(accountId: string): Promise<number>;
 }

@@ -22,7 +22,10 @@ export interface ListRunnerDeps {
   store: Pick<Store, 'findApiKeyById' | 'findAccount'> & { lists: ListStore };
   plans: Readonly<Record<string, Plan>>;
   /** Verifies one address without charging; `fresh` skips the result cache. */
-  verify: (email: string, options: { fresh: boolean; accountId?: string }) => Promise<VerificationResult>;
+  verify: (
+    email: string,
+    options: { fresh: boolean; accountId?: string; listId?: string },
+  ) => Promise<VerificationResult>;
   /** Wait before a greylisted (or timed-out, unreachable, DNS-failed) address is checked again, ms. */
   recheckDelayMs: number;
   /** Verifications per address at most, the first included (default 3). */
@@ -264,7 +267,13 @@ export class ListRunner {
         while (inFlight.size >= concurrency) await Promise.race(inFlight);
         // Stopped meanwhile: the rest stays pending (charged, so a resume does not charge it again).
         if (stoppedMeanwhile(state)) break;
-        const work = this.#verify(address, { fresh, accountId: list.accountId }, charge, buffer, state)
+        const work = this.#verify(
+          address,
+          { fresh, accountId: list.accountId, listId: list.id },
+          charge,
+          buffer,
+          state,
+        )
           .catch((error: unknown) => {
             state.failure ??= error;
           })
@@ -281,7 +290,7 @@ export class ListRunner {
 
   async #verify(
     address: PendingAddress,
-    verifyOptions: { fresh: boolean; accountId: string },
+    verifyOptions: { fresh: boolean; accountId: string; listId: string },
     charge: AddressCharge,
     buffer: ResultBuffer,
     state: PassState,

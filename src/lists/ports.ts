@@ -289,4 +289,15 @@ export interface ListStore extends WebhookOutbox {
     limit: number,
     statuses?: readonly Status[],
   ): Promise<ResultRow[]>;
+  /**
+   * Other addresses of the list at `domain` (ASCII, lower-case), `limit` at most, in upload order:
+   * their local parts, and `confirmed` when the list's result found the mailbox (status VALID).
+   */
+  peersAtDomain(listId: string, domain: string, limit: number): Promise<ListPeer[]>;
+}
+
+/** An address of a list seen beside another at the same domain (catch-all confidence reads them). */
+export interface ListPeer {
+  localPart: string;
+  confirmed: boolean;
 }

@@ -8,6 +8,7 @@ import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Verifier } from '../verification/pipeline.ts';
 import { isRefundable } from '../verification/refund.ts';
 import type { Reason, VerificationResult } from '../verification/report.ts';
+import type { CatchAllAssessor } from './catch-all-context.ts';
 import type { DailyUsageRecorder } from './daily-usage.ts';
 import { bulkCeiling, keyLimit, type Meter, remainingUnder, verificationCeiling } from './meter.ts';
 import { monthOf, nextMonthStart } from './months.ts';
@@ -67,6 +68,11 @@ export interface VerificationServiceDeps {
    * Such a result is charged like any other (it was verified, and answered).
    */
   feedback?: Pick<FeedbackService, 'applyTo'>;
+  /**
+   * The account's catch-all confidence (its peers, its feedback, the domain's posture), laid on a
+   * catch-all verdict after the shared cache, for that account alone.
+   */
+  catchAll?: CatchAllAssessor;
 }
 
 /** Verifies for API callers, charging their quota. */
@@ -162,9 +168,15 @@ export class VerificationService {
    */
   verifyUncharged(
     email: string,
-    options: { fresh?: boolean; accountId?: string } = {},
+    options: { fresh?: boolean; accountId?: string; listId?: string } = {},
   ): Promise<VerificationResult> {
-    return this.#verifyCached(addressKey(email), email, options.fresh ?? false, options.accountId);
+    return this.#verifyCached(
+      addressKey(email),
+      email,
+      options.fresh ?? false,
+      options.accountId,
+      options.listId,
+    );
   }
 
   async #verifyCached(
@@ -172,11 +184,15 @@ export class VerificationService {
     email: string,
     fresh: boolean,
     accountId?: string,
+    listId?: string,
   ): Promise<VerificationResult> {
     const result = await this.#verifyShared(key, email, fresh, accountId);
-    // The result cache is every account's; feedback is one account's own, so it applies after.
-    const { feedback } = this.#deps;
-    return feedback === undefined || accountId === undefined ? result : feedback.applyTo(accountId, result);
+    // The result cache is every account's; feedback and catch-all peers are one account's own,
+    // so they apply after. A bounced address is no longer a catch-all verdict: assessed after it.
+    const { feedback, catchAll } = this.#deps;
+    if (accountId === undefined) return result;
+    const own = feedback === undefined ? result : await feedback.applyTo(accountId, result);
+    return catchAll === undefined ? own : catchAll.assess(accountId, own, { listId });
   }
 
   async #verifyShared(

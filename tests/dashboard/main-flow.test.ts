@@ -182,6 +182,13 @@ if (dashboard.executablePath === null) {
       // gmail.com's MX in the mail world knows alice.
       await result.getByText('Valid', { exact: true }).waitFor();
       assert.equal(await result.getByRole('button', { name: CORRECTED_ADDRESS }).count(), 0);
+      // Why: the server asked, on loopback, and the reply that confirmed the mailbox, in words.
+      const evidence = result.getByRole('region', { name: 'Evidence' });
+      assert.match(
+        await evidence.getByRole('row', { name: /^Mail server/ }).innerText(),
+        /\(127\.0\.\d+\.\d+\)/,
+      );
+      assert.match(await evidence.getByRole('row', { name: /^Reply that decided/ }).innerText(), /\b250\b/);
     });
 
     it('uploads a CSV list with a webhook and follows its progress to the end without a page load', async () => {

@@ -103,7 +103,13 @@ describe('evidence leaves by every path', () => {
     assert.equal(rows[1]?.result.evidence.smtp_reply?.enhanced_code, '5.1.1');
     assert.equal(rows[2]?.result.evidence.catch_all_probe.outcome, 'accepted');
     assert.equal(rows[3]?.result.evidence.mx_host, null);
-    for (const row of rows) assert.equal(row.result.checks.catch_all_confidence, null);
+    // Only the catch-all row is assessed (against the list's other addresses at its domain).
+    assert.deepEqual(
+      rows.map((row) => typeof row.result.checks.catch_all_confidence),
+      ['object', 'object', 'number', 'object'],
+    );
+    assert.deepEqual(rows[0]?.result.evidence.catch_all_signals, []);
+    assert.ok((rows[2]?.result.evidence.catch_all_signals.length ?? 0) > 0);
   });
 
   it('mailvet verify --json prints the evidence too', async () => {
@@ -120,5 +126,20 @@ describe('evidence leaves by every path', () => {
     assert.equal(result.evidence.smtp_reply?.enhanced_code, '5.1.1');
     assert.equal(result.evidence.mx_host, 'mx.accept.test');
     assert.equal(result.checks.catch_all_confidence, null);
+  });
+
+  it('mailvet verify without --json names the reply that decided', async () => {
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [BIN, 'verify', 'nobody-line@accept.test'],
+        { env: { ...process.env, ...lists.world.env } },
+        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
+      );
+    });
+    assert.match(
+      stdout,
+      /^nobody-line@accept\.test\s+INVALID\s+score 5\s+mailbox_rejected\s+smtp undeliverable\s+reply 550 5\.1\.1/,
+    );
   });
 });

@@ -140,6 +140,20 @@ export class KyselyFeedbackStore implements FeedbackStore {
     };
   }
 
+  async deliveredAtDomain(accountId: string, domain: string, limit: number): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('feedback_events')
+      .select('email_normalized')
+      .distinct()
+      .where('account_id', '=', accountId)
+      .where('domain', '=', domain)
+      .where('event', '=', 'delivered')
+      .orderBy('email_normalized')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.email_normalized);
+  }
+
   countEvents(accountId: string): Promise<number> {
     return countOf(this.#db, accountId);
   }

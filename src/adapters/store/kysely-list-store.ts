@@ -7,6 +7,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type {
   AddressCharge,
+  ListPeer,
   ListRecord,
   ListState,
   ListStore,
@@ -395,6 +396,21 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     if (after !== null) query = query.where('domain', '>', after);
     const rows = await query.orderBy('domain').limit(limit).execute();
     return rows.map((row) => row.domain);
+  }
+
+  async peersAtDomain(listId: string, domain: string, limit: number): Promise<ListPeer[]> {
+    const rows = await this.#db
+      .selectFrom('list_addresses')
+      .select(['email', 'status', 'done'])
+      .where('list_id', '=', listId)
+      .where('domain', '=', domain)
+      .orderBy('first_row')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      localPart: row.email.slice(0, row.email.lastIndexOf('@')),
+      confirmed: Number(row.done) === 1 && row.status === 'VALID',
+    }));
   }
 
   async dueRechecks(listId: string, now: Date, limit: number): Promise<PendingAddress[]> {

@@ -161,12 +161,25 @@ export class RunService {
     const run = await this.#deps.runs.findRun(accountId, integrationId, runId);
     if (run === null) return { kind: 'not_found' };
     const now = this.#now().toISOString();
-    const cancelled = await this.#deps.runs.updateRun(run.id, ACTIVE_RUN_STATES, 'cancelled', now, {
-      message: 'Cancelled by its owner.',
-      finishedAt: now,
+    const ending = { message: 'Cancelled by its owner.', finishedAt: now };
+    // While reading, its list is half made: the worker removes it on seeing the run cancelled, so
+    // the run stops pointing at it at once. Later, the list is whole and is cancelled with the run.
+    const reading = ['queued', 'reading'] as const;
+    const whileReading = await this.#deps.runs.updateRun(run.id, reading, 'cancelled', now, {
+      ...ending,
+      listId: null,
     });
+    const cancelled =
+      whileReading ||
+      (await this.#deps.runs.updateRun(
+        run.id,
+        ACTIVE_RUN_STATES.filter((state) => !(reading as readonly string[]).includes(state)),
+        'cancelled',
+        now,
+        ending,
+      ));
     if (!cancelled) return { kind: 'conflict', state: (await this.view(run)).state };
-    if (run.listId !== null) await this.#deps.lists.cancel(accountId, run.listId);
+    if (!whileReading && run.listId !== null) await this.#deps.lists.cancel(accountId, run.listId);
     const after = await this.#deps.runs.getRun(run.id);
     return { kind: 'ok', view: await this.view(after ?? run) };
   }

@@ -4,6 +4,7 @@
  * provider, the domain's SPF and DMARC, and the account's own bounces there. Pure: the pipeline
  * gathers the input (see `CatchAllInput`), scoring maps `confidence` into the catch-all band.
  */
+export { isCatchAllVerdict, withCatchAllAssessment } from './apply.ts';
 export { assessCatchAll, feedbackLogOdds, MAX_PEERS, toConfidence } from './assess.ts';
 export { type GibberishMeasure, gibberishOf } from './gibberish.ts';
 export { foldForModel, MAX_READ_LENGTH } from './local-part.ts';

@@ -133,6 +133,36 @@ export function feedbackStoreContract(target: StoreContractTarget): void {
       assert.equal((await store.feedback.domainStats(theirs, 'stats.test')).addresses, 1);
     });
 
+    it('lists the addresses delivered at a domain, once each, for that account only, up to the limit', async () => {
+      const mine = await account();
+      const theirs = await account();
+      await store.feedback.record(
+        mine,
+        [
+          event('ann.lee', 'delivered', '2026-01-01T00:00:00.000Z', 'peers.test'),
+          event('ann.lee', 'delivered', '2026-02-01T00:00:00.000Z', 'peers.test'),
+          event('bo.park', 'delivered', '2026-01-01T00:00:00.000Z', 'peers.test'),
+          event('cy.diaz', 'hard_bounce', '2026-01-01T00:00:00.000Z', 'peers.test'),
+          event('dee.fox', 'delivered', '2026-01-01T00:00:00.000Z', 'other.test'),
+        ],
+        100,
+      );
+      await store.feedback.record(
+        theirs,
+        [event('eve.gray', 'delivered', '2026-01-01T00:00:00.000Z', 'peers.test')],
+        100,
+      );
+      assert.deepEqual((await store.feedback.deliveredAtDomain(mine, 'peers.test', 1000)).sort(), [
+        'ann.lee@peers.test',
+        'bo.park@peers.test',
+      ]);
+      assert.equal((await store.feedback.deliveredAtDomain(mine, 'peers.test', 1)).length, 1);
+      assert.deepEqual(await store.feedback.deliveredAtDomain(theirs, 'peers.test', 1000), [
+        'eve.gray@peers.test',
+      ]);
+      assert.deepEqual(await store.feedback.deliveredAtDomain(mine, 'unknown.test', 1000), []);
+    });
+
     it('refuses, whole, a record that would pass the cap; duplicates do not count against it', async () => {
       const mine = await account();
       const first = [1, 2, 3].map((i) => event(`cap${i}`, 'hard_bounce', '2026-01-01T00:00:00.000Z'));

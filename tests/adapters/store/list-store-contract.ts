@@ -1067,6 +1067,42 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       });
     });
 
+    describe('peers at a domain', () => {
+      it("lists the list's addresses at the domain in upload order, confirmed when found VALID", async () => {
+        const key = await newKey();
+        const list = await upload(key, [
+          [
+            row(1, 'Ann.Lee@Peers.test'),
+            row(2, 'bo.park@peers.test'),
+            row(3, 'cy@elsewhere.test'),
+            row(4, 'dee.fox@peers.test'),
+            row(5, 'Ann.Lee@PEERS.test'), // the same address once the domain is folded
+          ],
+        ]);
+        const other = await upload(key, [[row(1, 'eve.gray@peers.test')]]);
+        await lists.saveResults(list.id, [
+          { addressKey: 'bo.park@peers.test', result: verificationResult('bo.park@peers.test', 'VALID') },
+          {
+            addressKey: 'dee.fox@peers.test',
+            result: verificationResult('dee.fox@peers.test', 'PROBABLY_VALID'),
+          },
+        ]);
+        assert.deepEqual(await lists.peersAtDomain(list.id, 'peers.test', 1000), [
+          { localPart: 'Ann.Lee', confirmed: false },
+          { localPart: 'bo.park', confirmed: true },
+          { localPart: 'dee.fox', confirmed: false },
+        ]);
+        assert.deepEqual(await lists.peersAtDomain(list.id, 'peers.test', 2), [
+          { localPart: 'Ann.Lee', confirmed: false },
+          { localPart: 'bo.park', confirmed: true },
+        ]);
+        assert.deepEqual(await lists.peersAtDomain(other.id, 'peers.test', 1000), [
+          { localPart: 'eve.gray', confirmed: false },
+        ]);
+        assert.deepEqual(await lists.peersAtDomain(list.id, 'nowhere.test', 1000), []);
+      });
+    });
+
     describe('results', () => {
       it('saves a result once and counts rows per status', async () => {
         const key = await newKey();

@@ -4,6 +4,7 @@ import { Gauge } from '../components/Gauge';
 import { StatusBadge } from '../components/StatusBadge';
 import { statusInfo } from '../lib/statuses';
 import { checkLines, REASONS } from './checks';
+import { EvidenceView } from './EvidenceView';
 
 interface ResultCardProps {
   result: VerificationResult;
@@ -12,7 +13,6 @@ interface ResultCardProps {
 
 export function ResultCard({ result, onVerifySuggestion }: ResultCardProps) {
   const info = statusInfo(result.status);
-  const evidence = (result as { evidence?: unknown }).evidence;
   return (
     <section className="card result" aria-labelledby="result-heading">
       <h2 id="result-heading">
@@ -74,12 +74,7 @@ export function ResultCard({ result, onVerifySuggestion }: ResultCardProps) {
           </tr>
         </tbody>
       </table>
-      {evidence !== undefined && evidence !== null && (
-        <details>
-          <summary>Evidence</summary>
-          <pre>{JSON.stringify(evidence, null, 2)}</pre>
-        </details>
-      )}
+      <EvidenceView result={result} />
     </section>
   );
 }
