@@ -3,10 +3,11 @@
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
  *
  * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, mailchimp,
- * api, dashboard, startup, catch-all).
+ * api, dashboard, startup, catch-all, catch-all-e2e).
  */
 import { benchApi, printApiFigures } from './api.ts';
 import { benchCatchAll, printCatchAllFigures } from './catch-all.ts';
+import { benchCatchAllE2e, printCatchAllE2eFigures } from './catch-all-e2e.ts';
 import { benchDashboard, printDashboardFigures } from './dashboard.ts';
 import { benchDns } from './dns.ts';
 import { benchLists, printListFigures } from './lists.ts';
@@ -27,6 +28,7 @@ const SECTIONS = [
   'dashboard',
   'startup',
   'catch-all',
+  'catch-all-e2e',
 ] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -86,3 +88,6 @@ if (runs('startup')) printStartupFigures(await benchStartup());
 
 // Not a timing: how well catch-all confidence orders the held-out synthetic corpus (AUC), in a second.
 if (runs('catch-all')) printCatchAllFigures(benchCatchAll('held-out'));
+
+// The same held-out corpus through the running server on its mail world: feedback, one list, results (some seconds).
+if (runs('catch-all-e2e')) printCatchAllE2eFigures(await benchCatchAllE2e('held-out'));

@@ -191,6 +191,18 @@ if (dashboard.executablePath === null) {
       assert.match(await evidence.getByRole('row', { name: /^Reply that decided/ }).innerText(), /\b250\b/);
     });
 
+    it('says how likely an address at a catch-all domain is, and what moved it', async () => {
+      await page.getByLabel('Email address').fill('mary.jones@catchall.test');
+      await page.getByRole('button', { name: 'Verify', exact: true }).click();
+      await page.getByRole('heading', { name: 'Result for mary.jones@catchall.test' }).waitFor();
+      const evidence = page.getByRole('region', { name: 'Evidence' });
+      const confidence = await evidence.getByRole('row', { name: /^Catch-all confidence/ }).innerText();
+      assert.match(confidence, /\d+ \/ 100/);
+      const signals = evidence.getByRole('table', { name: 'What moved the catch-all confidence' });
+      assert.ok((await signals.getByRole('row').count()) > 1, 'a header and at least one signal');
+      assert.match(await signals.innerText(), /raised|lowered/);
+    });
+
     it('uploads a CSV list with a webhook and follows its progress to the end without a page load', async () => {
       await navigate(page, 'Lists');
       let loads = 0;
