@@ -35,8 +35,12 @@ export interface CatchAllE2eFigures {
   modelWithoutConfirmed: number;
   serviceConfidence: number;
   serviceScore: number;
+  /** The confidence's AUC over the results that carry one (the others left out, not ranked lowest). */
+  serviceConfidenceWhereGiven: number;
   /** Addresses whose service confidence equals the model's without confirmed peers. */
   sameAsModel: number;
+  /** The results without a confidence, counted by `status/reason` and label. */
+  otherVerdicts: Record<string, number>;
   startMs: number;
   listMs: number;
   totalMs: number;
@@ -104,11 +108,16 @@ export async function benchCatchAllE2e(
         confidences.map((c) => c ?? -1),
         labels,
       ),
+      serviceConfidenceWhereGiven: auc(
+        confidences.filter((c) => c !== null),
+        labels.filter((_, i) => confidences[i] !== null),
+      ),
       serviceScore: auc(
         results.map((r) => r.score),
         labels,
       ),
       sameAsModel: confidences.filter((c, i) => c === withoutConfirmed[i]).length,
+      otherVerdicts: countOtherVerdicts(results, labels),
       startMs,
       listMs,
       totalMs: performance.now() - began,
@@ -116,6 +125,20 @@ export async function benchCatchAllE2e(
   } finally {
     await server.close();
   }
+}
+
+/** Results that are not the catch-all verdict, by `status/reason label` (label 1 real, 0 not). */
+function countOtherVerdicts(
+  results: readonly VerificationResult[],
+  labels: readonly (0 | 1)[],
+): Record<string, number> {
+  const counts: Record<string, number> = {};
+  results.forEach((result, i) => {
+    if (result.checks.catch_all_confidence != null) return;
+    const key = `${result.status}/${result.reason} ${labels[i]}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  });
+  return counts;
 }
 
 /** Records the events in requests of at most 10,000 (the bulk route's limit). */
@@ -136,7 +159,7 @@ async function postFeedback(
 
 /** Prints the figures the way docs/benchmarks.md records them. */
 export function printCatchAllE2eFigures(figures: CatchAllE2eFigures): void {
-  const pad = (label: string) => label.padEnd(44);
+  const pad = (label: string) => label.padEnd(48);
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(
     `\ncatch-all confidence end to end, ${figures.split} split through the service: ${figures.addresses} addresses at ${figures.domains} domains, ${figures.real} real, ${figures.feedbackEvents} feedback events — AUC`,
@@ -146,11 +169,17 @@ export function printCatchAllE2eFigures(figures: CatchAllE2eFigures): void {
   console.log(
     `  ${pad('model on the corpus inputs, no confirmed peers')}${figures.modelWithoutConfirmed.toFixed(3)}`,
   );
-  console.log(`  ${pad('service, checks.catch_all_confidence')}${figures.serviceConfidence.toFixed(3)}`);
+  console.log(`  ${pad('service, confidence (none ranks lowest)')}${figures.serviceConfidence.toFixed(3)}`);
+  console.log(
+    `  ${pad(`service, confidence, the ${figures.withConfidence} that carry one`)}${figures.serviceConfidenceWhereGiven.toFixed(3)}`,
+  );
   console.log(`  ${pad('service, score')}${figures.serviceScore.toFixed(3)}`);
   console.log(
     `  ${figures.withConfidence} of ${figures.addresses} results carry a confidence; ${figures.sameAsModel} equal the model's without confirmed peers`,
   );
+  for (const [verdict, count] of Object.entries(figures.otherVerdicts).sort()) {
+    console.log(`    without one: ${verdict.padEnd(36)}${String(count).padStart(5)}`);
+  }
   console.log(
     `  took ${seconds(figures.totalMs)} (world and server ${seconds(figures.startMs)}, feedback + list + results ${seconds(figures.listMs)})`,
   );
