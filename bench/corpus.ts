@@ -4,17 +4,7 @@
  * syntax, IDN and quoted forms a real list carries.
  */
 
-/** A small seeded PRNG (mulberry32), so every run measures the same corpus. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './random.ts';
 
 const FIRST = [
   'john',
@@ -91,7 +81,7 @@ const SPECIAL = [
 
 /** `count` addresses; company domains number `companyDomains` so caches see realistic reuse. */
 export function mixedCorpus(count: number, seed = 42, companyDomains = 2000): string[] {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const person = () =>
     `${pick(FIRST)}${pick(['.', '_', ''])}${pick(LAST)}${next() < 0.3 ? Math.floor(next() * 100) : ''}`;
@@ -107,14 +97,4 @@ export function mixedCorpus(count: number, seed = 42, companyDomains = 2000): st
     else addresses.push(pick(SPECIAL));
   }
   return addresses;
-}
-
-/** The distinct domains of a corpus (for warming a DNS cache). */
-export function corpusDomains(addresses: readonly string[]): string[] {
-  const domains = new Set<string>();
-  for (const address of addresses) {
-    const at = address.lastIndexOf('@');
-    if (at > 0) domains.add(address.slice(at + 1).toLowerCase());
-  }
-  return [...domains];
 }

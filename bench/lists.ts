@@ -27,6 +27,7 @@ import type { Zones } from '../tests/mailworld/dns-server.ts';
 import { type MailWorld, startMailWorld } from '../tests/mailworld/mail-world.ts';
 import { type SmtpHost, startSmtpHost } from '../tests/mailworld/smtp-server.ts';
 import { createKey } from '../tests/scale-out/processes.ts';
+import { mulberry32 } from './random.ts';
 
 export interface ListBenchOptions {
   /** Domains in the list (default 100). */
@@ -306,16 +307,6 @@ function buildList(domainCount: number, perDomain: number, duplicateShare: numbe
 
 export function benchDomain(n: number): string {
   return `d${String(n).padStart(3, '0')}.bench.test`;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

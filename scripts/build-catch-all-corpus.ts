@@ -15,6 +15,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { CorpusAddress, CorpusDomain } from '../bench/catch-all.ts';
+import { mulberry32 } from '../bench/random.ts';
 import listed from '../src/verification/data/person-names.json' with { type: 'json' };
 import unlisted from '../tests/fixtures/catch-all/unlisted-names.json' with { type: 'json' };
 
@@ -23,18 +24,6 @@ const SPLITS = [
   { name: 'tuning', seed: 0x5eed_0001, prefix: 't', domains: 30 },
   { name: 'held-out', seed: 0x5eed_0002, prefix: 'h', domains: 30 },
 ] as const;
-
-/** mulberry32: a small, well-mixed 32-bit PRNG; enough for test data, and the same on every machine. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -331,7 +320,7 @@ function simulatedFeedback(random: Random, kind: string, realShare: number): Cor
 
 let stale = false;
 for (const split of SPLITS) {
-  const random = prng(split.seed);
+  const random = mulberry32(split.seed);
   const lines: string[] = [];
   for (let i = 1; i <= split.domains; i++) lines.push(JSON.stringify(buildDomain(random, split.prefix, i)));
   const text = `${lines.join('\n')}\n`;

@@ -57,27 +57,35 @@ export class DomainCheckService {
   async check(caller: Meter, domain: string, selectors: readonly string[]): Promise<DomainCheckOutcome> {
     const key = cacheKey(domain, selectors);
     const cached = this.#cache.get(key);
-    const running = this.#running.get(caller.accountId) ?? 0;
-    if (cached === undefined && running >= this.#deps.perAccount) return { kind: 'busy', running };
-    const now = this.#now();
-    const month = monthOf(now);
-    const ceiling = verificationCeiling(caller);
-    const charge = await this.#deps.usage.chargeVerifications(caller, month, 1, ceiling);
-    if (charge.granted === 0) return { kind: 'quota_exceeded', quota: quotaState(ceiling, charge.used, now) };
-    if (cached !== undefined)
-      return { kind: 'ok', report: cached, cached: true, quota: quotaState(ceiling, charge.used, now) };
-    this.#running.set(caller.accountId, (this.#running.get(caller.accountId) ?? 0) + 1);
+    // The slot is taken before the first wait (the charge), or requests arriving together would
+    // all see the old count and all run. A cached report runs nothing and takes none.
+    const holds = cached === undefined;
+    if (holds) {
+      const running = this.#running.get(caller.accountId) ?? 0;
+      if (running >= this.#deps.perAccount) return { kind: 'busy', running };
+      this.#running.set(caller.accountId, running + 1);
+    }
     try {
-      const report = await this.#shared(key, domain, selectors);
-      return { kind: 'ok', report, cached: false, quota: quotaState(ceiling, charge.used, now) };
-    } catch (error) {
-      // A bug, not an answer: the unit is given back.
-      await this.#deps.usage.refundVerifications(caller, month, 1);
-      throw error;
+      const now = this.#now();
+      const month = monthOf(now);
+      const ceiling = verificationCeiling(caller);
+      const charge = await this.#deps.usage.chargeVerifications(caller, month, 1, ceiling);
+      const quota = quotaState(ceiling, charge.used, now);
+      if (charge.granted === 0) return { kind: 'quota_exceeded', quota };
+      if (cached !== undefined) return { kind: 'ok', report: cached, cached: true, quota };
+      try {
+        return { kind: 'ok', report: await this.#shared(key, domain, selectors), cached: false, quota };
+      } catch (error) {
+        // A bug, not an answer: the unit is given back.
+        await this.#deps.usage.refundVerifications(caller, month, 1);
+        throw error;
+      }
     } finally {
-      const left = (this.#running.get(caller.accountId) ?? 1) - 1;
-      if (left <= 0) this.#running.delete(caller.accountId);
-      else this.#running.set(caller.accountId, left);
+      if (holds) {
+        const left = (this.#running.get(caller.accountId) ?? 1) - 1;
+        if (left <= 0) this.#running.delete(caller.accountId);
+        else this.#running.set(caller.accountId, left);
+      }
     }
   }
 

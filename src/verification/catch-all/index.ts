@@ -5,7 +5,7 @@
  * gathers the input (see `CatchAllInput`), scoring maps `confidence` into the catch-all band.
  */
 export { isCatchAllVerdict, withCatchAllAssessment } from './apply.ts';
-export { assessCatchAll, feedbackLogOdds, MAX_PEERS, toConfidence } from './assess.ts';
+export { assessCatchAll, MAX_PEERS, toConfidence } from './assess.ts';
 export { type GibberishMeasure, gibberishOf } from './gibberish.ts';
 export { foldForModel, MAX_READ_LENGTH } from './local-part.ts';
 export { type DominantPattern, dominantPattern, type LocalPartShape, shapeOf } from './patterns.ts';
@@ -20,4 +20,4 @@ export type {
   Peer,
   SignalName,
 } from './types.ts';
-export { BASE_LOG_ODDS, DOMINANCE, FEEDBACK, GIBBERISH_FLOOR, SIGNAL_WEIGHTS } from './weights.ts';
+export { BASE_LOG_ODDS, FEEDBACK, GIBBERISH_FLOOR, SIGNAL_WEIGHTS } from './weights.ts';

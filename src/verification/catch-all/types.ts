@@ -3,8 +3,10 @@
  * part may be absent: the model then leaves out the signals that field feeds.
  */
 
-/** How the MX host that answered is run, as recognised from its name. */
-export type MxProviderKind = 'mailbox_host' | 'security_gateway';
+import type { MailboxProviderKind } from '../report.ts';
+
+/** How the MX host that answered is run, as recognised from its name (the provider table's kinds). */
+export type MxProviderKind = MailboxProviderKind;
 
 /** The mailbox provider recognised behind the domain's MX. */
 export interface MxProvider {
