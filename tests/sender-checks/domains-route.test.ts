@@ -171,4 +171,29 @@ describe('checks at once per account', () => {
     assert.equal((await four).kind, 'ok');
     assert.equal((await t.usage(record.id)).verifications, 3);
   });
+
+  it('holds the bound for checks that arrive together, before any has been charged', async () => {
+    const gates: Array<() => void> = [];
+    const report = { domain: 'x.test', findings: [], counts: { pass: 0, warn: 0, fail: 0, info: 0 } };
+    const service = new DomainCheckService({
+      run: () => new Promise<DomainReport>((resolve) => gates.push(() => resolve(report as never))),
+      usage: t.store,
+      cacheTtlSeconds: 0,
+      perAccount: 2,
+    });
+    const { record } = await t.addKey({ quota: 10 });
+    const caller = {
+      accountId: record.accountId,
+      keyId: record.id,
+      limits: { monthlyVerifications: 10, monthlyBulkRequests: 10, rateLimitPerSecond: 10 },
+      caps: { monthlyQuota: null, bulkQuota: null, rateLimit: null },
+    } as unknown as Parameters<DomainCheckService['check']>[0];
+    // All three in the same turn: none has reached its charge (an await) when the next arrives.
+    const checks = ['a.test', 'b.test', 'c.test'].map((domain) => service.check(caller, domain, []));
+    while (gates.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    for (const open of gates) open();
+    const kinds = (await Promise.all(checks)).map((outcome) => outcome.kind);
+    assert.deepEqual(kinds, ['ok', 'ok', 'busy']);
+    assert.equal((await t.usage(record.id)).verifications, 2);
+  });
 });
