@@ -8,7 +8,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { logDoctorSummary } from './container/doctor.ts';
-import { createServices } from './container/index.ts';
+import { createServices, type ServiceOverrides } from './container/index.ts';
 import { startWorker } from './container/jobs.ts';
 import { createLogger } from './container/logger.ts';
 import { serveMetrics } from './container/metrics.ts';
@@ -34,6 +34,8 @@ export interface StartServerOptions {
    * the lists) and no in scale-out (`mailvet worker` processes do).
    */
   worker?: boolean;
+  /** Platforms offered beside the built-in ones (an adapter under test). */
+  moreProviders?: ServiceOverrides['moreProviders'];
 }
 
 /** A listening server. */
@@ -58,7 +60,10 @@ const DEFAULTS = {
 /** Starts the API on HOST:PORT and returns once it listens. */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const log = createLogger(options.logger ?? { level: config.MAILVET_LOG_LEVEL });
-  const services = await createServices(config, { log });
+  const services = await createServices(config, {
+    log,
+    ...(options.moreProviders && { moreProviders: options.moreProviders }),
+  });
   let app: FastifyInstance;
   let metricsListener: MetricsListener | undefined;
   try {

@@ -23,6 +23,7 @@ import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError, publicOrigin } from '../config.ts';
 import { FeedbackService } from '../feedback/feedback-service.ts';
 import { SignInThrottle } from '../http/sign-in-throttle.ts';
+import type { Provider } from '../integrations/ports.ts';
 import { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import { ListService } from '../lists/list-service.ts';
 import { MeteredDnsResolver } from '../observability/metered-dns.ts';
@@ -123,6 +124,8 @@ export interface ServiceOverrides {
   plans?: Readonly<Record<string, Plan>>;
   /** The service's wall clock (the calendar month of usage). */
   now?: () => Date;
+  /** Platforms offered beside the built-in ones (an adapter under test). */
+  moreProviders?: readonly Provider[];
 }
 
 /** Builds the services of this configuration: store (migrated), plans, limits, caches, verifier, queue. */
@@ -191,6 +194,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const integrations = createIntegrations(config, store.integrations, secretKey, {
     inFlight: shared?.inFlight,
     now: overrides.now,
+    moreProviders: overrides.moreProviders,
   });
   recorder.queueDepthFrom(() => queue.counts());
   return {

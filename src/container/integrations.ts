@@ -11,7 +11,7 @@ import { CampaignCheckService } from '../integrations/campaign-check.ts';
 import { CredentialVault } from '../integrations/credentials.ts';
 import { IntegrationService } from '../integrations/integration-service.ts';
 import { MailchimpProvider } from '../integrations/mailchimp/provider.ts';
-import type { InFlightLimiter, IntegrationStore } from '../integrations/ports.ts';
+import type { InFlightLimiter, IntegrationStore, Provider } from '../integrations/ports.ts';
 import { WatchService } from '../integrations/watches.ts';
 import type { Store } from '../store.ts';
 import { meterFor } from '../usage/meter.ts';
@@ -78,7 +78,7 @@ export function createWatches(deps: {
     integrations: deps.integrations,
     store: deps.store.integrations,
     verify: accountVerifier(deps),
-    hookUrl: (token) => `${deps.publicOrigin}/hooks/mailchimp/${token}`,
+    hookUrl: (provider, token) => `${deps.publicOrigin}/hooks/${provider}/${token}`,
     log: (level, message, fields) => deps.log[level](fields ?? {}, message),
     ...(deps.now && { now: deps.now }),
   });
@@ -95,7 +95,7 @@ export function createIntegrations(
     >,
   store: IntegrationStore,
   secretKey: Buffer,
-  options: { inFlight?: InFlightLimiter; now?: () => Date } = {},
+  options: { inFlight?: InFlightLimiter; now?: () => Date; moreProviders?: readonly Provider[] } = {},
 ): IntegrationService {
   const { now } = options;
   const base = config.MAILVET_MAILCHIMP_BASE_URL;
@@ -115,7 +115,8 @@ export function createIntegrations(
   return new IntegrationService({
     store,
     vault: new CredentialVault(secretKey),
-    providers: { mailchimp },
+    // Another platform: its adapter folder under src/integrations/, and its entry here.
+    providers: [mailchimp, ...(options.moreProviders ?? [])],
     ...(now && { now }),
   });
 }

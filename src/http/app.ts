@@ -40,8 +40,8 @@ import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
+import { integrationHookRoutes } from './routes/integration-hooks.ts';
 import { integrationOAuthRoutes } from './routes/integration-oauth.ts';
-import { mailchimpHookRoutes } from './routes/mailchimp-hooks.ts';
 import { type DashboardAuth, v1Routes } from './routes/v1/index.ts';
 import { sharedSchemas } from './schemas/responses.ts';
 
@@ -138,12 +138,10 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   const ready = deps.ready ?? (() => defaultReadiness(deps));
   await app.register(healthRoutes, { ready });
   await app.register(v1Routes, { ...deps, prefix: '/api/v1' });
-  if (deps.watches !== undefined) await app.register(mailchimpHookRoutes, { watches: deps.watches });
-  const oauth = deps.integrations?.oauthOf('mailchimp');
-  if (oauth !== undefined && deps.dashboard !== undefined && deps.secretKey !== undefined) {
+  if (deps.watches !== undefined) await app.register(integrationHookRoutes, { watches: deps.watches });
+  if (deps.integrations !== undefined && deps.dashboard !== undefined && deps.secretKey !== undefined) {
     await app.register(integrationOAuthRoutes, {
-      oauth,
-      integrations: deps.integrations!,
+      integrations: deps.integrations,
       sessions: deps.dashboard.sessions.manager,
       secretKey: deps.secretKey,
       publicOrigin: deps.dashboard.sessions.publicOrigin,

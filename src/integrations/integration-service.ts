@@ -11,7 +11,6 @@ import {
   type Integration,
   type IntegrationStore,
   type OpenedCredential,
-  PROVIDER_LABELS,
   type Provider,
   ProviderAuthError,
   type ProviderName,
@@ -22,14 +21,18 @@ import {
 export interface IntegrationServiceDeps {
   store: IntegrationStore;
   vault: CredentialVault;
-  providers: Readonly<Record<ProviderName, Provider>>;
+  /** The platforms that can be connected; adding one is a new adapter folder and an entry here. */
+  providers: readonly Provider[];
   now?: () => Date;
 }
 
-/** Why a connection was refused, for the owner: a key of the wrong shape, or one the platform refused. */
+/**
+ * Why a connection was refused, for the owner: a platform not offered, a key of the wrong shape, or
+ * one the platform refused.
+ */
 export class ConnectRefused extends Error {
   constructor(
-    readonly field: 'api_key',
+    readonly field: 'provider' | 'api_key',
     message: string,
   ) {
     super(message);
@@ -47,9 +50,27 @@ export class IntegrationDisconnected extends Error {
 
 export class IntegrationService {
   readonly #deps: IntegrationServiceDeps;
+  readonly #providers: ReadonlyMap<ProviderName, Provider>;
 
   constructor(deps: IntegrationServiceDeps) {
     this.#deps = deps;
+    this.#providers = new Map(deps.providers.map((provider) => [provider.name, provider]));
+  }
+
+  /** The platform of that name; undefined when it is not offered. */
+  provider(name: ProviderName): Provider | undefined {
+    return this.#providers.get(name);
+  }
+
+  /** How the platform of a stored integration is named to people. */
+  labelOf(name: ProviderName): string {
+    return this.#providers.get(name)?.label ?? name;
+  }
+
+  #offered(name: ProviderName): Provider {
+    const provider = this.#providers.get(name);
+    if (provider === undefined) throw new ConnectRefused('provider', `No platform named ${name} is offered`);
+    return provider;
   }
 
   /** Connects with an API key: its shape, then the platform's own answer, decide. */
@@ -58,14 +79,10 @@ export class IntegrationService {
     providerName: ProviderName,
     apiKey: string,
   ): Promise<Integration> {
-    const provider = this.#deps.providers[providerName];
+    const provider = this.#offered(providerName);
     const dc = provider.apiKeyDc(apiKey.trim());
-    if (dc === null) {
-      throw new ConnectRefused(
-        'api_key',
-        `Not a ${PROVIDER_LABELS[provider.name]} API key: ${provider.apiKeyShape}`,
-      );
-    }
+    if (dc === null)
+      throw new ConnectRefused('api_key', `Not a ${provider.label} API key: ${provider.apiKeyShape}`);
     return this.#connect(accountId, provider, { kind: 'api_key', secret: apiKey.trim(), dc });
   }
 
@@ -76,7 +93,7 @@ export class IntegrationService {
     accessToken: string,
     dc: string,
   ): Promise<Integration> {
-    return this.#connect(accountId, this.#deps.providers[providerName], {
+    return this.#connect(accountId, this.#offered(providerName), {
       kind: 'oauth',
       secret: accessToken,
       dc,
@@ -90,7 +107,7 @@ export class IntegrationService {
       account = await provider.session(credential, `${provider.name}:${credential.dc}:${id}`).account();
     } catch (error) {
       if (error instanceof ProviderAuthError) {
-        const label = PROVIDER_LABELS[provider.name];
+        const { label } = provider;
         throw new ConnectRefused(
           'api_key',
           `${label} refused this key: check it, or make a new one in ${label}`,
@@ -113,9 +130,14 @@ export class IntegrationService {
     });
   }
 
+  /** The platforms whose OAuth flow the operator configured. */
+  withOAuth(): Provider[] {
+    return [...this.#providers.values()].filter((provider) => provider.oauth !== undefined);
+  }
+
   /** The provider's OAuth flow, when the operator configured one. */
   oauthOf(providerName: ProviderName): ProviderOAuth | undefined {
-    return this.#deps.providers[providerName].oauth;
+    return this.#providers.get(providerName)?.oauth;
   }
 
   list(accountId: string): Promise<Integration[]> {
@@ -144,7 +166,11 @@ export class IntegrationService {
     const credential = JSON.parse(
       this.#deps.vault.open(integration.sealedCredential, integration.id),
     ) as OpenedCredential;
-    const provider = this.#deps.providers[integration.provider];
+    const provider = this.#providers.get(integration.provider);
+    if (provider === undefined) {
+      const message = `${integration.provider} is not offered here any more`;
+      throw new IntegrationDisconnected({ ...integration, state: 'disconnected', message });
+    }
     const session = provider.session(
       credential,
       `${provider.name}:${integration.dc}:${integration.providerAccountId}`,

@@ -7,11 +7,8 @@
 import type { Status } from '../verification/report.ts';
 import type { Campaign, ExcludedSegment, Exclusion, Recipient } from './campaign-ports.ts';
 
-/** Providers Mailvet connects to. */
-export type ProviderName = 'mailchimp';
-
-/** How each platform is named to people (messages, list names). */
-export const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { mailchimp: 'Mailchimp' };
+/** A provider's name in the API and in stored rows (`mailchimp`): the `name` of its adapter. */
+export type ProviderName = string;
 
 /** A connected integration as stored; its credentials stay sealed here. */
 export interface Integration {
@@ -96,6 +93,8 @@ export interface OpenedCredential {
 /** An email platform: how its credentials look, and a session acting with one. */
 export interface Provider {
   readonly name: ProviderName;
+  /** How the platform is named to people (messages, list names). */
+  readonly label: string;
   /** What its API keys look like, for the owner who pasted something else. */
   readonly apiKeyShape: string;
   /** The data centre an API key of the platform's shape names; null for any other string. */
@@ -104,6 +103,17 @@ export interface Provider {
   session(credential: OpenedCredential, limiterKey: string): ProviderSession;
   /** The OAuth 2 web flow, when the operator registered an app with the platform. */
   readonly oauth?: ProviderOAuth;
+  /**
+   * Reads a webhook call the platform made to a watch's hook URL (its parsed form or JSON body);
+   * null when it is nothing a watch acts on.
+   */
+  hookEvent(body: Readonly<Record<string, unknown>>): SubscribeEvent | null;
+}
+
+/** A new subscriber as the platform's webhook tells it: only a hint, read back before it is used. */
+export interface SubscribeEvent {
+  audienceId: string;
+  email: string;
 }
 
 /** OAuth 2's authorization-code flow with a platform. */

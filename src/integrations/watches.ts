@@ -1,7 +1,8 @@
 /**
  * Watches (DESIGN §3.4): new subscribers of an audience verified and written back as they arrive.
- * A watch registers a webhook for subscribe events at `/hooks/mailchimp/{token}`, the token 32
- * random bytes of which only the SHA-256 is stored. An event is trusted for nothing but a hint:
+ * A watch registers a webhook for subscribe events at `/hooks/{provider}/{token}` (Mailchimp's:
+ * `/hooks/mailchimp/{token}`), the token 32 random bytes of which only the SHA-256 is stored; the
+ * provider reads its own platform's event bodies. An event is trusted for nothing but a hint:
  * the member is read back from the platform (a forged event about an address that is no
  * subscribed member does nothing), claimed once a day per watch (a replayed event is not verified
  * or charged again), verified on the account's quota and written back. The hook answers at once;
@@ -10,13 +11,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Status } from '../verification/report.ts';
 import type { IntegrationService } from './integration-service.ts';
-import type { IntegrationStore, Watch } from './ports.ts';
+import type { IntegrationStore, ProviderName, Watch } from './ports.ts';
 
 /** A member verified through a watch is not verified through it again for this long. */
 export const WATCH_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface WatchServiceDeps {
-  integrations: Pick<IntegrationService, 'get' | 'withSession'>;
+  integrations: Pick<IntegrationService, 'get' | 'withSession' | 'provider'>;
   store: IntegrationStore;
   /**
    * Verifies on the account's quota; null when the quota is used up. `ourFailure`: our own resolver
@@ -26,17 +27,10 @@ export interface WatchServiceDeps {
     accountId: string,
     email: string,
   ) => Promise<{ status: Status; score: number; ourFailure?: boolean } | null>;
-  /** The hook URL of a token (MAILVET_PUBLIC_URL's). */
-  hookUrl: (token: string) => string;
+  /** The hook URL of a provider's token (MAILVET_PUBLIC_URL's). */
+  hookUrl: (provider: ProviderName, token: string) => string;
   log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
-}
-
-/** A subscribe event as the platform posts it. */
-export interface SubscribeEvent {
-  type: string;
-  audienceId: string;
-  email: string;
 }
 
 /** Events worked on at once in this process, and waiting at most. */
@@ -76,7 +70,7 @@ export class WatchService {
       const webhookId = await this.#deps.integrations.withSession(integration, async (session) => {
         // The merge fields a new subscriber's result goes into (and a check that the audience exists).
         await session.prepareWriteBack(audienceId, WATCH_WRITES);
-        return session.watch(audienceId, this.#deps.hookUrl(token));
+        return session.watch(audienceId, this.#deps.hookUrl(integration.provider, token));
       });
       await this.#deps.store.setWatchWebhook(watch.id, webhookId);
       return { ...watch, webhookId };
@@ -120,20 +114,34 @@ export class WatchService {
     );
   }
 
-  /** Whether the token is a watch's (the platform's GET check). */
-  async knows(token: string): Promise<boolean> {
-    return (await this.#deps.store.findWatchByTokenHash(hashToken(token))) !== null;
+  /** Whether the token is a watch's on that provider (the platform's GET check). */
+  async knows(provider: ProviderName, token: string): Promise<boolean> {
+    return (await this.#watchOf(provider, token)) !== null;
+  }
+
+  /** The watch of a token, when its integration is on that provider. */
+  async #watchOf(provider: ProviderName, token: string): Promise<Watch | null> {
+    if (this.#deps.integrations.provider(provider) === undefined) return null;
+    const watch = await this.#deps.store.findWatchByTokenHash(hashToken(token));
+    if (watch === null) return null;
+    const integration = await this.#deps.integrations.get(watch.accountId, watch.integrationId);
+    return integration?.provider === provider ? watch : null;
   }
 
   /**
-   * Takes an event for the watch of `token`: false when the token is no watch's. A subscribe event
-   * of the watched audience is worked on after this returns.
+   * Takes a webhook call for the watch of `token` (its parsed body): false when the token is no
+   * watch's on that provider. A subscribe event of the watched audience is worked on after this
+   * returns; anything else is ignored.
    */
-  async receive(token: string, event: SubscribeEvent): Promise<boolean> {
-    const watch = await this.#deps.store.findWatchByTokenHash(hashToken(token));
+  async receive(
+    provider: ProviderName,
+    token: string,
+    body: Readonly<Record<string, unknown>>,
+  ): Promise<boolean> {
+    const watch = await this.#watchOf(provider, token);
     if (watch === null) return false;
-    if (event.type !== 'subscribe' || event.audienceId !== watch.audienceId || event.email === '')
-      return true;
+    const event = this.#deps.integrations.provider(provider)?.hookEvent(body) ?? null;
+    if (event === null || event.audienceId !== watch.audienceId) return true;
     // A burst (an import fires thousands of events) waits its turn, within a bound: past it the
     // event is dropped with a warning (a run of the audience checks those members).
     if (this.#waiting.length >= MAX_WAITING_EVENTS) {

@@ -19,7 +19,7 @@ import { CachedDnsResolver } from '../../src/adapters/dns/cached-resolver.ts';
 import { NodeDnsResolver } from '../../src/adapters/dns/node-resolver.ts';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createServices } from '../../src/container/index.ts';
+import { createServices, type ServiceOverrides } from '../../src/container/index.ts';
 import { createLogger } from '../../src/container/logger.ts';
 import { type AppDeps, type BuildAppOptions, buildApp } from '../../src/http/app.ts';
 import type { LoggerSettings } from '../../src/http/logger.ts';
@@ -73,6 +73,8 @@ export interface TestAppOptions extends KeyFigures {
   env?: Record<string, string>;
   logger?: LoggerSettings | false;
   appOptions?: Omit<BuildAppOptions, 'logger'>;
+  /** Platforms offered beside Mailchimp (an adapter under test). */
+  moreProviders?: ServiceOverrides['moreProviders'];
 }
 
 /** A built test app and what it runs on. */
@@ -121,6 +123,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
       rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(options.rateClock ?? new SystemClock()),
       plans: options.plans ?? BUILT_IN_PLANS,
       now,
+      ...(options.moreProviders && { moreProviders: options.moreProviders }),
     },
   );
   const { store } = services;

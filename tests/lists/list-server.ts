@@ -32,7 +32,7 @@ export interface ListServer {
 export async function startListServer(
   env: Record<string, string> = {},
   worldOptions: MailWorldOptions = {},
-  serverOptions: Pick<StartServerOptions, 'requestTimeoutMs' | 'logger'> = {},
+  serverOptions: Pick<StartServerOptions, 'requestTimeoutMs' | 'logger' | 'moreProviders'> = {},
 ): Promise<ListServer> {
   const world = await startMailWorld(worldOptions);
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-lists-'));

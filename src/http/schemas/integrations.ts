@@ -12,7 +12,7 @@ export const integrationSchema = {
   required: ['id', 'provider', 'account_name', 'dc', 'state', 'message', 'created_at'],
   properties: {
     id: { type: 'string' },
-    provider: { type: 'string', enum: ['mailchimp'] },
+    provider: { type: 'string', description: 'The platform: `mailchimp`.' },
     account_name: { type: 'string', description: "The platform account's name." },
     dc: { type: 'string', description: "The platform account's data centre (Mailchimp: us21…)." },
     state: {
@@ -71,13 +71,18 @@ export const connectBodySchema = {
   required: ['provider', 'api_key'],
   additionalProperties: false,
   properties: {
-    provider: { type: 'string', enum: ['mailchimp'] },
+    provider: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 40,
+      description: 'The platform: `mailchimp` (another name is a 422 on `provider`).',
+    },
     api_key: { type: 'string', minLength: 1, maxLength: 200, description: 'A Mailchimp API key, `…-us21`.' },
   },
 } as const;
 
 export interface ConnectBody {
-  provider: 'mailchimp';
+  provider: string;
   api_key: string;
 }
 

@@ -17,6 +17,7 @@ import type {
   Provider,
   ProviderAccount,
   ProviderSession,
+  SubscribeEvent,
   WriteBackOptions,
   WriteOutcome,
 } from '../ports.ts';
@@ -47,7 +48,8 @@ const API_KEY = /^[0-9a-f]{32}-([a-z0-9]+)$/;
 const PAGE = 1000;
 
 export class MailchimpProvider implements Provider {
-  readonly name = 'mailchimp' as const;
+  readonly name = 'mailchimp';
+  readonly label = 'Mailchimp';
   readonly apiKeyShape = '32 hexadecimal digits, a dash and the data centre (…-us21)';
   readonly oauth?: MailchimpOAuth;
   readonly #options: MailchimpProviderOptions;
@@ -61,6 +63,18 @@ export class MailchimpProvider implements Provider {
   apiKeyDc(apiKey: string): string | null {
     const dc = API_KEY.exec(apiKey)?.[1];
     return dc !== undefined && DATA_CENTRE.test(dc) ? dc : null;
+  }
+
+  /** Mailchimp posts events form-encoded: `type`, `data[list_id]`, `data[email]` among others. */
+  hookEvent(body: Readonly<Record<string, unknown>>): SubscribeEvent | null {
+    const text = (name: string) => {
+      const value = body[name];
+      return typeof value === 'string' ? value.slice(0, 1024) : '';
+    };
+    const audienceId = text('data[list_id]');
+    const email = text('data[email]');
+    if (text('type') !== 'subscribe' || audienceId === '' || email === '') return null;
+    return { audienceId, email };
   }
 
   session(credential: OpenedCredential, limiterKey: string): ProviderSession {

@@ -10,7 +10,6 @@ import type { ListRecord } from '../../lists/ports.ts';
 import type { Status } from '../../verification/report.ts';
 import { categoryOf } from '../categories.ts';
 import type { IntegrationService } from '../integration-service.ts';
-import { PROVIDER_LABELS } from '../ports.ts';
 import {
   ACTIVE_RUN_STATES,
   type IntegrationRun,
@@ -23,7 +22,7 @@ import {
 } from './ports.ts';
 
 export interface RunServiceDeps {
-  integrations: Pick<IntegrationService, 'get' | 'withSession'>;
+  integrations: Pick<IntegrationService, 'get' | 'withSession' | 'labelOf'>;
   runs: RunStore;
   lists: Pick<ListService, 'get' | 'cancel'>;
   queue: Pick<JobQueue, 'enqueue'>;
@@ -92,7 +91,7 @@ export class RunService {
     );
     const audience = audiences.find((each) => each.id === request.audienceId);
     if (audience === undefined)
-      throw new UnknownAudience(request.audienceId, PROVIDER_LABELS[integration.provider]);
+      throw new UnknownAudience(request.audienceId, this.#deps.integrations.labelOf(integration.provider));
     await this.#deps.checkRoom(accountId);
     const now = this.#now().toISOString();
     const run = await this.#deps.runs.createRun({

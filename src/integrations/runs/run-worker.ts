@@ -21,7 +21,6 @@ import {
   type Integration,
   type Member,
   type MemberResult,
-  PROVIDER_LABELS,
   ProviderError,
   type ProviderSession,
 } from '../ports.ts';
@@ -31,7 +30,7 @@ import { categoriesOf } from './run-service.ts';
 
 export interface RunWorkerDeps {
   runs: RunStore;
-  integrations: Pick<IntegrationService, 'get' | 'withSession'>;
+  integrations: Pick<IntegrationService, 'get' | 'withSession' | 'labelOf'>;
   lists: Pick<ListService, 'create' | 'cancel'>;
   listStore: Pick<ListStore, 'getList' | 'deleteList' | 'resultRows'>;
   /** The rows another list of the account may hold, and its plan's cap (throws ListLimitError when none). */
@@ -153,7 +152,10 @@ export class RunWorker {
       this.#deps.lists.create(
         { accountId: run.accountId, apiKeyId, source: 'csv', header: RUN_LIST_HEADER },
         this.#members(run, session, changedSince, keep),
-        () => ({ name: `${PROVIDER_LABELS[integration.provider]}: ${run.audienceName}`, webhookUrl: null }),
+        () => ({
+          name: `${this.#deps.integrations.labelOf(integration.provider)}: ${run.audienceName}`,
+          webhookUrl: null,
+        }),
         room,
         (listId) => this.#move(run, ['reading'], 'reading', { listId }),
       ),

@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IntegrationService } from '../integration-service.ts';
-import { PROVIDER_LABELS } from '../ports.ts';
 import type { RunRequest } from '../runs/ports.ts';
 import { checkCron, nextSlot } from './cron.ts';
 import type { Schedule, SchedulePatch, ScheduleStore } from './ports.ts';
@@ -16,7 +15,7 @@ import type { Schedule, SchedulePatch, ScheduleStore } from './ports.ts';
 export const MAX_SCHEDULES_PER_INTEGRATION = 20;
 
 export interface ScheduleServiceDeps {
-  integrations: Pick<IntegrationService, 'get' | 'withSession'>;
+  integrations: Pick<IntegrationService, 'get' | 'withSession' | 'labelOf'>;
   store: ScheduleStore;
   maxPerIntegration?: number;
   now?: () => Date;
@@ -67,7 +66,7 @@ export class ScheduleService {
       session.audiences(),
     );
     if (!audiences.some((audience) => audience.id === request.audienceId)) {
-      const platform = PROVIDER_LABELS[integration.provider];
+      const platform = this.#deps.integrations.labelOf(integration.provider);
       return {
         kind: 'invalid',
         field: 'audience_id',

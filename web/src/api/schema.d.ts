@@ -2763,8 +2763,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        provider: "mailchimp";
+                        /** @description The platform: `mailchimp` (another name is a 422 on `provider`). */
+                        provider: string;
                         /** @description A Mailchimp API key, `…-us21`. */
                         api_key: string;
                     };
@@ -7803,8 +7803,8 @@ export interface components {
         };
         Integration: {
             id: string;
-            /** @enum {string} */
-            provider: "mailchimp";
+            /** @description The platform: `mailchimp`. */
+            provider: string;
             /** @description The platform account's name. */
             account_name: string;
             /** @description The platform account's data centre (Mailchimp: us21…). */

@@ -19,6 +19,7 @@ import {
   watchParams,
 } from '../../../schemas/integrations.ts';
 import { authedErrorResponses, okResponse } from '../../../schemas/responses.ts';
+import { oauthConnectPath } from '../../integration-oauth.ts';
 import { integrationNotFound, providerFailure } from './failures.ts';
 import { runView } from './runs.ts';
 
@@ -83,7 +84,7 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
     async (request) => ({
       integrations: (await integrations.list(callerOf(request).accountId)).map(integrationView),
       mailchimp_oauth_url:
-        integrations.oauthOf('mailchimp') === undefined ? null : '/integrations/mailchimp/connect',
+        integrations.oauthOf('mailchimp') === undefined ? null : oauthConnectPath('mailchimp'),
     }),
   );
 
