@@ -6,10 +6,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../tests/helpers/free-port.ts';
 import { memory } from './lists.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -41,14 +41,6 @@ function timed(args: string[], env: Record<string, string>): number {
   });
   if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}`);
   return performance.now() - started;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Spawn → first 200 from /healthz, and the idle RSS two seconds later. */

@@ -12,10 +12,11 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { freePort } from '../helpers/free-port.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
 import { createKey, type ServeProcess, spawnServe } from '../scale-out/processes.ts';
 
@@ -38,15 +39,6 @@ interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
-}
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /** The site file with its ports and paths swapped, each swap matching exactly once. */

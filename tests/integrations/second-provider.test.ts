@@ -8,23 +8,15 @@
  * of one platform's watch is no hook of another's.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { BUILT_IN_PLANS } from '../../src/accounts/plans.ts';
 import { testApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { signUp } from '../http/routes/v1/accounts/sessions.ts';
 import { type ListServer, startListServer } from '../lists/list-server.ts';
 import { type AcmeList, AcmePlatform } from './acme-platform.ts';
 
 const SUBSCRIBED = ['alice@accept.test', 'bob@accept.test', 'nobody@accept.test', 'anyone@catchall.test'];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Polls `check` until it gives a value (a hang guard, not a timing assertion). */
 async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {

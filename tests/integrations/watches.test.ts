@@ -6,11 +6,11 @@
  * watch, or disconnecting, removes Mailchimp's webhook.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { BUILT_IN_PLANS } from '../../src/accounts/plans.ts';
 import { monthOf } from '../../src/usage/months.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/free-port.ts';
 import {
   type EmulatedAccount,
   type EmulatedAudience,
@@ -26,14 +26,6 @@ let origin: string;
 let shop: EmulatedAccount;
 let audience: EmulatedAudience;
 let integrationId: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 before(async () => {
   emulator = await startMailchimpEmulator();

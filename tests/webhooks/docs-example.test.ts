@@ -9,8 +9,6 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +18,7 @@ import {
   type WebhookRequest,
 } from '../../src/adapters/webhooks/http-sender.ts';
 import { signWebhook, webhookSecretFor } from '../../src/webhooks/signature.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const secret = webhookSecretFor(Buffer.alloc(32, 9), 'lst_5f2c9a0e4b7d1c83');
 const otherSecret = webhookSecretFor(Buffer.alloc(32, 9), 'lst_another');
@@ -41,14 +40,6 @@ async function docExample(): Promise<string> {
   const blocks = [...page.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
   assert.equal(blocks.length, 1, 'docs/webhooks.md has one js example');
   return blocks[0]!;
-}
-
-async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 function deliver(more: Partial<WebhookRequest> = {}): Promise<DeliveryOutcome> {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { after, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { SystemClock } from '../../../src/adapters/clock/system.ts';
@@ -21,6 +21,7 @@ import { MemoryResultCache } from '../../../src/adapters/result-cache/memory.ts'
 import { RedisResultCache } from '../../../src/adapters/result-cache/redis.ts';
 import { FALLBACKS } from '../../../src/container/shared-state.ts';
 import type { RateLimiter, ResultCache } from '../../../src/usage/ports.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import { takeInSequence } from '../rate-limit/contract.ts';
 import { sampleResult } from '../result-cache/contract.ts';
 
@@ -223,16 +224,4 @@ function answersPing(port: number): Promise<boolean> {
     socket.on('error', () => resolve(false));
     socket.on('close', () => resolve(false));
   });
-}
-
-/** A port that was free a moment ago (bound on 0, then closed), so nothing listens on it. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const address = probe.address();
-  probe.close();
-  await once(probe, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
