@@ -10,6 +10,12 @@
  *   opens (http://127.0.0.1:PORT), so the API's Origin checks see the page as its own.
  * - With `mailchimp: true` a Mailchimp emulator (tests/mailchimp) starts beside the server, which
  *   is pointed at it (MAILVET_MAILCHIMP_BASE_URL): the test adds accounts and audiences there.
+ * - With `mailchimpOAuth: true` that emulator also answers OAuth for MAILCHIMP_OAUTH_CLIENT, and the
+ *   server is set up as Mailchimp's registered app (client id and secret, MAILVET_MAILCHIMP_LOGIN_URL),
+ *   so the Integrations page offers "Connect with Mailchimp". Its callback is under MAILVET_PUBLIC_URL,
+ *   the server's own URL. The login URL names the emulator as `localhost`, not 127.0.0.1: to the
+ *   browser the consent page is then another site, as login.mailchimp.com is, and the session cookie
+ *   must survive the way back from it.
  * - The dashboard polls with the account's rate limit: flows where the rate is not the point run on
  *   a plans file whose free plan (the one sign-up gives) allows 1,000 requests a second
  *   (`plans: 'generous'`); `plans: 'built-in'` keeps the real defaults.
@@ -158,7 +164,7 @@ export interface DashboardServer {
   gate: Gate;
   /** The MX of SECOND_GATE_DOMAIN, likewise. */
   secondGate: Gate;
-  /** The Mailchimp emulator the server talks to (`mailchimp: true`), else null. */
+  /** The Mailchimp emulator the server talks to (`mailchimp` or `mailchimpOAuth`), else null. */
   mailchimp: MailchimpEmulator | null;
   /** The server's log lines at warn level and above, for a failure's message. */
   problems(): string;
@@ -173,7 +179,15 @@ export interface DashboardServerOptions {
   env?: Record<string, string>;
   /** Start a Mailchimp emulator and point the server at it. Default false. */
   mailchimp?: boolean;
+  /** As `mailchimp`, with OAuth set up on both sides (see the header). Default false. */
+  mailchimpOAuth?: boolean;
 }
+
+/** The OAuth app the server is registered as with the emulator (`mailchimpOAuth: true`). */
+export const MAILCHIMP_OAUTH_CLIENT = {
+  clientId: 'mailvet-dashboard',
+  clientSecret: 'dashboard-secret-0123456789',
+};
 
 const START_ATTEMPTS = 3;
 
@@ -188,7 +202,9 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
   let secondGate: Gate | undefined;
   let mailchimp: MailchimpEmulator | null = null;
   try {
-    if (options.mailchimp === true) mailchimp = await startMailchimpEmulator();
+    const oauth = options.mailchimpOAuth === true;
+    if (options.mailchimp === true || oauth)
+      mailchimp = await startMailchimpEmulator(oauth ? { oauth: MAILCHIMP_OAUTH_CLIENT } : {});
     world = await startMailWorld({ zones: DASHBOARD_ZONES });
     const acceptKnown = world.hosts['accept-known'].host;
     gate = await startGate(GATE_ADDRESS, world.smtpPort, acceptKnown, world.smtpPort);
@@ -212,6 +228,12 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
       // A run looks at its list and its write batches this often: the default 5 s would make a
       // run of a few members take tens of seconds.
       env.MAILVET_RUN_POLL_MS = '100';
+    }
+    if (mailchimp !== null && oauth) {
+      const login = new URL(mailchimp.oauthBase);
+      env.MAILVET_MAILCHIMP_LOGIN_URL = `http://localhost:${login.port}`;
+      env.MAILVET_MAILCHIMP_CLIENT_ID = MAILCHIMP_OAUTH_CLIENT.clientId;
+      env.MAILVET_MAILCHIMP_CLIENT_SECRET = MAILCHIMP_OAUTH_CLIENT.clientSecret;
     }
     if (plans === 'generous') {
       const plansFile = join(scratch, 'plans.json');
