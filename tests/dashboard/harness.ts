@@ -12,7 +12,7 @@
  *   is pointed at it (MAILVET_MAILCHIMP_BASE_URL): the test adds accounts and audiences there.
  * - With `mailchimpOAuth: true` that emulator also answers OAuth for MAILCHIMP_OAUTH_CLIENT, and the
  *   server is set up as Mailchimp's registered app (client id and secret, MAILVET_MAILCHIMP_LOGIN_URL),
- *   so the Integrations page offers "Connect with Mailchimp". Its callback is under MAILVET_PUBLIC_URL,
+ *   so the Integrations page offers a "Connect Mailchimp" link. Its callback is under MAILVET_PUBLIC_URL,
  *   the server's own URL. The login URL names the emulator as `localhost`, not 127.0.0.1: to the
  *   browser the consent page is then another site, as login.mailchimp.com is, and the session cookie
  *   must survive the way back from it.

@@ -1,8 +1,9 @@
 /**
  * Connecting Mailchimp by OAuth in Chromium (DESIGN §3.4), against a real `mailvet serve` set up as
- * the emulator's registered app: the Integrations page offers "Connect with Mailchimp"; the browser
- * goes to the emulator's consent page (another site, as login.mailchimp.com is) and back to the
- * callback, and the page says it connected and shows the account with its audiences. A replayed
+ * the emulator's registered app: the Integrations page offers a "Connect Mailchimp" link (the key
+ * form's button is then "Connect with API key"); the browser goes to the emulator's consent page
+ * (another site, as login.mailchimp.com is) and back to the callback, and the page names the account
+ * it connected, shows its audiences and takes the outcome out of its address. A replayed
  * callback, a forged one and a refusal at Mailchimp each end on the page with their error and connect
  * nothing more. A server without OAuth set up offers no such link. Steps run in order and share one
  * signed-in page.
@@ -30,7 +31,7 @@ const dashboard = requireDashboard('dashboard integrations-oauth suite');
 
 const CALLBACK_PATH = '/integrations/mailchimp/callback';
 /** The page's outcomes of the callback (web/src/pages/IntegrationsPage.tsx). */
-const CONNECTED = 'Mailchimp is connected.';
+const CONNECTED = 'Connected “OAuth Shop” (us14).';
 const REFUSED = 'Mailchimp did not confirm the connection. Try again, or use an API key.';
 const BAD_STATE = 'Mailchimp was not connected: the link had expired or was not yours. Try again.';
 const DENIED = 'Mailchimp was not connected: access was not allowed at Mailchimp.';
@@ -52,7 +53,10 @@ if (dashboard.executablePath === null) {
     /** The callback URL Mailchimp sent the browser back to in the flow that connected. */
     let usedCallback: URL;
 
-    const connectLink = () => page.getByRole('link', { name: 'Connect with Mailchimp' });
+    const connectLink = () => page.getByRole('link', { name: 'Connect Mailchimp' });
+    /** The outcome is read once and then taken out of the address (a reload does not repeat it). */
+    const addressCleaned = () =>
+      page.waitForURL((url) => url.pathname === '/integrations' && url.search === '');
     const card = () => page.getByRole('article', { name: 'OAuth Shop' });
     const integrations = async () => {
       const response = await sessionFetch(server.url, session, '/integrations');
@@ -61,7 +65,7 @@ if (dashboard.executablePath === null) {
       return (JSON.parse(text) as { integrations: Array<{ id: string; account_name: string; dc: string }> })
         .integrations;
     };
-    /** Waits until the page, loaded at /integrations?…, shows `text` in its alert. */
+    /** Waits until the page, loaded at /integrations?error=…, shows `text` in its alert. */
     const alertSays = async (text: string) => {
       const alert = page.getByRole('alert').filter({ hasText: text });
       await alert.waitFor();
@@ -104,16 +108,17 @@ if (dashboard.executablePath === null) {
       await connectLink().waitFor();
       assert.equal(await connectLink().getAttribute('href'), '/integrations/mailchimp/connect');
       await page.getByLabel('Mailchimp API key').waitFor();
+      await page.getByRole('button', { name: 'Connect with API key' }).waitFor();
       await page.getByText('No integrations yet.').waitFor();
     });
 
     it('goes through Mailchimp’s consent page and back, then shows the account and its audiences', async () => {
       visited.length = 0;
       await connectLink().click();
-      await page.waitForURL((url) => url.pathname === '/integrations' && url.searchParams.has('connected'));
       const status = page.getByRole('status').filter({ hasText: CONNECTED });
       await status.waitFor();
       assert.equal(await status.textContent(), CONNECTED);
+      await addressCleaned();
 
       const urls = visited.map((request) => new URL(request.url()));
       const steps = urls.map((url) => `${url.origin}${url.pathname}`);
@@ -162,18 +167,27 @@ if (dashboard.executablePath === null) {
 
     it('says so when the same callback comes again, and connects nothing more', async () => {
       // goto follows the redirects and resolves once the last page has loaded.
-      await page.goto(usedCallback.toString());
-      assert.equal(new URL(page.url()).pathname, '/integrations');
-      assert.equal(new URL(page.url()).searchParams.get('error'), 'refused');
+      const [landed] = await Promise.all([
+        page.waitForRequest(
+          (request) => request.isNavigationRequest() && new URL(request.url()).pathname === '/integrations',
+        ),
+        page.goto(usedCallback.toString()),
+      ]);
+      assert.equal(new URL(landed.url()).searchParams.get('error'), 'refused');
       await alertSays(REFUSED);
+      await addressCleaned();
       await card().waitFor();
       assert.equal((await integrations()).length, 1);
     });
 
     it('says so when the callback’s state is forged, and connects nothing', async () => {
-      await page.goto(`${server.url}${CALLBACK_PATH}?code=x&state=forged`);
-      assert.equal(new URL(page.url()).pathname, '/integrations');
-      assert.equal(new URL(page.url()).searchParams.get('error'), 'state');
+      const [landed] = await Promise.all([
+        page.waitForRequest(
+          (request) => request.isNavigationRequest() && new URL(request.url()).pathname === '/integrations',
+        ),
+        page.goto(`${server.url}${CALLBACK_PATH}?code=x&state=forged`),
+      ]);
+      assert.equal(new URL(landed.url()).searchParams.get('error'), 'state');
       await alertSays(BAD_STATE);
       assert.equal(await page.getByRole('status').filter({ hasText: CONNECTED }).count(), 0);
       await card().waitFor();
@@ -182,11 +196,13 @@ if (dashboard.executablePath === null) {
 
     it('says so when access is not allowed at Mailchimp', async () => {
       mailchimp.oauthLoginAs('deny');
-      await connectLink().click();
-      // The page is at ?error=state already: only the new outcome means the flow came back.
-      await page.waitForURL(
-        (url) => url.pathname === '/integrations' && url.searchParams.get('error') === 'denied',
-      );
+      const [landed] = await Promise.all([
+        page.waitForRequest(
+          (request) => request.isNavigationRequest() && new URL(request.url()).pathname === '/integrations',
+        ),
+        connectLink().click(),
+      ]);
+      assert.equal(new URL(landed.url()).searchParams.get('error'), 'denied');
       await alertSays(DENIED);
       await card().waitFor();
       assert.equal((await integrations()).length, 1);

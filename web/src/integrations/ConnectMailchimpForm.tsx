@@ -12,7 +12,14 @@ import { useApiForm } from '../components/use-form';
 
 const FIELDS = ['api_key'] as const;
 
-export function ConnectMailchimpForm({ onConnected }: { onConnected: (integration: Integration) => void }) {
+export function ConnectMailchimpForm({
+  onConnected,
+  submitLabel = 'Connect Mailchimp',
+}: {
+  onConnected: (integration: Integration) => void;
+  /** The button's name: “Connect Mailchimp”, unless that is the OAuth link beside it. */
+  submitLabel?: string;
+}) {
   const { errors, setErrors, fail, clear, busy, setBusy, formRef } = useApiForm(FIELDS);
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -55,7 +62,7 @@ export function ConnectMailchimpForm({ onConnected }: { onConnected: (integratio
       </Field>
       <div className="actions">
         <button type="submit" className="button primary" aria-disabled={busy}>
-          Connect Mailchimp
+          {submitLabel}
         </button>
         {busy && <span className="muted">Asking Mailchimp…</span>}
       </div>

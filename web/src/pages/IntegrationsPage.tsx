@@ -28,9 +28,19 @@ export function IntegrationsPage() {
   const [integrations, setIntegrations] = useState<Integration[] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [oauthUrl, setOauthUrl] = useState<string | null>(null);
-  const [query] = useSearchParams();
-  const oauthOutcome = OAUTH_OUTCOMES[query.get('error') ?? (query.has('connected') ? 'connected' : '')];
+  const [query, setQuery] = useSearchParams();
+  // The callback's outcome is read once, then taken out of the address: a reload or a later
+  // connection does not show it again.
+  const [oauthReturn] = useState(() => ({
+    outcome: OAUTH_OUTCOMES[query.get('error') ?? (query.has('connected') ? 'connected' : '')],
+    connectedId: query.get('connected'),
+  }));
+  const [showOAuthOutcome, setShowOAuthOutcome] = useState(true);
   const listHeading = useRef<HTMLHeadingElement>(null);
+
+  useEffect(() => {
+    if (query.has('connected') || query.has('error')) setQuery({}, { replace: true });
+  }, [query, setQuery]);
 
   useEffect(() => {
     let current = true;
@@ -62,6 +72,13 @@ export function IntegrationsPage() {
     listHeading.current?.focus();
   }, []);
 
+  // Connected by OAuth: named as a key connection is, once the list says which account it was.
+  const connectedByOAuth = integrations?.find((each) => each.id === oauthReturn.connectedId);
+  const oauthOutcome =
+    oauthReturn.outcome?.ok === true && connectedByOAuth !== undefined
+      ? { ok: true, text: `Connected “${connectedByOAuth.account_name}” (${connectedByOAuth.dc}).` }
+      : oauthReturn.outcome;
+
   return (
     <>
       <PageTitle>Integrations</PageTitle>
@@ -71,7 +88,7 @@ export function IntegrationsPage() {
       </p>
       <section aria-labelledby="connect-heading" className="card">
         <h2 id="connect-heading">Connect Mailchimp</h2>
-        {oauthOutcome !== undefined && (
+        {showOAuthOutcome && oauthOutcome !== undefined && (
           <div
             role={oauthOutcome.ok ? 'status' : 'alert'}
             className={oauthOutcome.ok ? 'alert' : 'alert alert-error'}
@@ -83,13 +100,17 @@ export function IntegrationsPage() {
           <p>
             {/* A full page load: the server sends the browser on to Mailchimp's consent page. */}
             <a className="button" href={oauthUrl}>
-              Connect with Mailchimp
+              Connect Mailchimp
             </a>{' '}
             <span className="muted">or paste an API key:</span>
           </p>
         )}
         <ConnectMailchimpForm
-          onConnected={(integration) => setIntegrations((shown) => [...(shown ?? []), integration])}
+          submitLabel={oauthUrl === null ? 'Connect Mailchimp' : 'Connect with API key'}
+          onConnected={(integration) => {
+            setShowOAuthOutcome(false);
+            setIntegrations((shown) => [...(shown ?? []), integration]);
+          }}
         />
       </section>
       <section aria-labelledby="integrations-heading">
