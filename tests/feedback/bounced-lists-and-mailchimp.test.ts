@@ -34,17 +34,8 @@ after(async () => {
   await emulator?.close();
 });
 
-async function api(method: string, path: string, body?: unknown, apiKey = mine) {
-  const response = await server.api(apiKey, path, {
-    method,
-    ...(body !== undefined && {
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown, apiKey = mine) =>
+  server.call(apiKey, method, path, body);
 
 async function accountIdOf(apiKey: string): Promise<string> {
   const found = await server.server.store.findApiKeyByHash(hashApiKey(apiKey));

@@ -56,17 +56,7 @@ describe('a second platform through the same routes, runs and hooks', () => {
     await server?.close();
   });
 
-  async function api(method: string, path: string, body?: unknown) {
-    const response = await server.api(key, path, {
-      method,
-      ...(body !== undefined && {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-  }
+  const api = (method: string, path: string, body?: unknown) => server.call(key, method, path, body);
 
   test('connects with its own key shape, named as itself; an unknown platform is a 422 on provider', async () => {
     const unknown = await api('POST', '/integrations', { provider: 'nosuch', api_key: acmeKey });

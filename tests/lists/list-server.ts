@@ -23,6 +23,9 @@ export interface ListServer {
   otherAccountKey(): Promise<string>;
   /** fetch against the server with the key. */
   api(key: string, path: string, init?: RequestInit): Promise<Response>;
+  /** A JSON request with the key: its status and parsed body (undefined when empty). */
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, asserted on field by field
+  call(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Polls GET /lists/{id} until `done(list)` or the hang guard. */
   waitFor(key: string, id: string, done: (list: ListView) => boolean, guardMs?: number): Promise<ListView>;
   close(): Promise<void>;
@@ -66,6 +69,17 @@ export async function startListServer(
       ...init,
       headers: { authorization: `Bearer ${apiKey}`, ...(init.headers as Record<string, string>) },
     });
+  const call = async (apiKey: string, method: string, path: string, body?: unknown) => {
+    const response = await api(apiKey, path, {
+      method,
+      ...(body !== undefined && {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+  };
   return {
     server,
     world,
@@ -74,6 +88,7 @@ export async function startListServer(
     key,
     otherAccountKey: async () => key({ name: 'Other' }),
     api,
+    call,
     async waitFor(apiKey, id, done, guardMs = 60_000) {
       const deadline = Date.now() + guardMs;
       for (;;) {
