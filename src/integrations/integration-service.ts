@@ -69,7 +69,9 @@ export class IntegrationService {
 
   #offered(name: ProviderName): Provider {
     const provider = this.#providers.get(name);
-    if (provider === undefined) throw new ConnectRefused('provider', `No platform named ${name} is offered`);
+    // Worded as the API words any other value outside its list.
+    if (provider === undefined)
+      throw new ConnectRefused('provider', `Must be one of: ${[...this.#providers.keys()].join(', ')}`);
     return provider;
   }
 
