@@ -486,11 +486,18 @@ export async function sessionFromCookie(url: string, email: string, cookie: stri
   return { email, cookie, csrf: body.csrf_token, accountId: body.account.id };
 }
 
+/**
+ * A request the tests make to the server's API is aborted after this long: a hang guard (a request
+ * that never answers fails its test by name instead of stalling the run), not a timing assertion.
+ */
+const API_HANG_GUARD_MS = 60_000;
+
 /** fetch /api/v1`path` with a session, as the dashboard sends it (CSRF token and Origin on unsafe methods). */
 export function sessionFetch(url: string, session: ApiSession, path: string, init: RequestInit = {}) {
   const method = (init.method ?? 'GET').toUpperCase();
   const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(method);
   return fetch(`${url}/api/v1${path}`, {
+    signal: AbortSignal.timeout(API_HANG_GUARD_MS),
     ...init,
     headers: {
       cookie: session.cookie,
@@ -501,9 +508,10 @@ export function sessionFetch(url: string, session: ApiSession, path: string, ini
   });
 }
 
-/** fetch /api/v1`path` with a Bearer key. */
+/** fetch /api/v1`path` with a Bearer key (aborted after API_HANG_GUARD_MS, as sessionFetch). */
 export function keyFetch(url: string, key: string, path: string, init: RequestInit = {}) {
   return fetch(`${url}/api/v1${path}`, {
+    signal: AbortSignal.timeout(API_HANG_GUARD_MS),
     ...init,
     headers: {
       authorization: `Bearer ${key}`,
