@@ -133,8 +133,10 @@ export class IntegrationService {
   }
 
   /** The platforms whose OAuth flow the operator configured. */
-  withOAuth(): Provider[] {
-    return [...this.#providers.values()].filter((provider) => provider.oauth !== undefined);
+  withOAuth(): Array<Provider & { oauth: ProviderOAuth }> {
+    return [...this.#providers.values()].filter(
+      (provider): provider is Provider & { oauth: ProviderOAuth } => provider.oauth !== undefined,
+    );
   }
 
   /** The provider's OAuth flow, when the operator configured one. */

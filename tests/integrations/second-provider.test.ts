@@ -165,7 +165,12 @@ test("a platform's OAuth flow is at /integrations/{provider}/connect, its state 
   const { list } = acme.addAccount('By OAuth', [{ email: 'alice@accept.test' }]);
   const t = await testApp({
     plans: { ...BUILT_IN_PLANS, free: { ...BUILT_IN_PLANS.free!, ratePerSecond: 1000 } },
-    env: { MAILVET_PUBLIC_URL: 'http://localhost:8080' },
+    env: {
+      MAILVET_PUBLIC_URL: 'http://localhost:8080',
+      // Mailchimp's OAuth too, for a state issued for it (its consent page is never asked).
+      MAILVET_MAILCHIMP_CLIENT_ID: 'mailvet-app',
+      MAILVET_MAILCHIMP_CLIENT_SECRET: 'app-secret-0123456789',
+    },
     moreProviders: [acme],
   });
   try {
@@ -180,12 +185,14 @@ test("a platform's OAuth flow is at /integrations/{provider}/connect, its state 
     );
     const state = authorize.searchParams.get('state')!;
 
-    // A state issued for Acme is no state for Mailchimp's callback (not offered by OAuth here: no route).
-    const mailchimpCallback = await browser.request({
+    // A state this session was given for Mailchimp is no state for Acme's callback.
+    const toMailchimp = await browser.request({ method: 'GET', url: '/integrations/mailchimp/connect' });
+    const mailchimpState = new URL(String(toMailchimp.headers.location)).searchParams.get('state')!;
+    const crossed = await browser.request({
       method: 'GET',
-      url: `/integrations/mailchimp/callback?code=x&state=${encodeURIComponent(state)}`,
+      url: `/integrations/acme/callback?code=${acme.issueCode(list)}&state=${encodeURIComponent(mailchimpState)}`,
     });
-    assert.notEqual(mailchimpCallback.statusCode, 303);
+    assert.equal(crossed.headers.location, '/integrations?error=state');
 
     const forged = await browser.request({
       method: 'GET',
@@ -211,8 +218,8 @@ test("a platform's OAuth flow is at /integrations/{provider}/connect, its state 
       ]),
       [[connected, 'acme', 'eu1']],
     );
-    // Mailchimp has no OAuth app configured here: the Mailchimp link stays null.
-    assert.equal(listed.mailchimp_oauth_url, null);
+    // Mailchimp's own link is reported beside the other platform's.
+    assert.equal(listed.mailchimp_oauth_url, '/integrations/mailchimp/connect');
   } finally {
     await t.close();
   }

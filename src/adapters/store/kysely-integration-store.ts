@@ -3,7 +3,7 @@
  * account: another account's integration is not found.
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { Integration, IntegrationStore, ProviderName, Watch } from '../../integrations/ports.ts';
+import type { Integration, IntegrationStore, Watch } from '../../integrations/ports.ts';
 import type { DatabaseSchema, IntegrationsTable, IntegrationWatchesTable } from './schema.ts';
 
 export class KyselyIntegrationStore implements IntegrationStore {
@@ -175,7 +175,7 @@ function toIntegration(row: Selectable<IntegrationsTable>): Integration {
   return {
     id: row.id,
     accountId: row.account_id,
-    provider: row.provider as ProviderName,
+    provider: row.provider,
     accountName: row.account_name,
     providerAccountId: row.provider_account_id,
     dc: row.dc,

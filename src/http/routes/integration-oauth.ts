@@ -28,17 +28,15 @@ export interface IntegrationOAuthDeps {
 export const oauthConnectPath = (provider: string) => `/integrations/${provider}/connect`;
 
 export const integrationOAuthRoutes: FastifyPluginAsync<IntegrationOAuthDeps> = async (app, deps) => {
-  for (const provider of deps.integrations.withOAuth()) {
-    if (provider.oauth !== undefined) providerOAuthRoutes(app, deps, provider, provider.oauth);
-  }
+  for (const provider of deps.integrations.withOAuth()) providerOAuthRoutes(app, deps, provider);
 };
 
 function providerOAuthRoutes(
   app: FastifyInstance,
   deps: IntegrationOAuthDeps,
-  provider: Provider,
-  oauth: ProviderOAuth,
+  provider: Provider & { oauth: ProviderOAuth },
 ): void {
+  const { oauth } = provider;
   const now = deps.now ?? (() => new Date());
   const callback = `/integrations/${provider.name}/callback`;
   const redirectUri = `${deps.publicOrigin}${callback}`;
