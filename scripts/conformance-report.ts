@@ -1,5 +1,5 @@
 /**
- * Agreement of the syntax check with the public syntax suites in ../shared/conformance/syntax/,
+ * Agreement of the syntax check with the public syntax suites in tests/fixtures/conformance/syntax/,
  * printed as the Markdown tables of docs/conformance.md.
  *
  *   node --import tsx scripts/conformance-report.ts          # tables
@@ -163,7 +163,7 @@ function categorize(
 }
 
 function loadSuite(name: string): SuiteRow[] {
-  const url = new URL(`../../shared/conformance/syntax/${name}.jsonl`, import.meta.url);
+  const url = new URL(`../tests/fixtures/conformance/syntax/${name}.jsonl`, import.meta.url);
   return readFileSync(url, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')

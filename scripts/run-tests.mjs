@@ -88,16 +88,40 @@ const count = (name) =>
     0,
   );
 const passed = count('pass');
-const failedTests = count('fail') + count('cancelled');
-// A file or suite that fails outside any test (a module that cannot load, a describe that throws)
-// fails the run without counting as a failed test: count its top-level entries, so the summary
-// never says 0 failed for a failed run.
-const runFailed = runs.some(({ status }) => status !== 0);
-const notOk = runs.reduce((sum, { text }) => sum + (text.match(/^not ok /gm)?.length ?? 0), 0);
-const failedOutside = runFailed && failedTests === 0 ? notOk || 1 : 0;
-const failed = failedTests + failedOutside;
+// The failures the spec reporter lists under "failing tests": every test, suite or file that failed
+// for a reason of its own. A suite (or file) that failed only because a test inside it failed is not
+// one more failure; a describe that threw, or a file that could not load, is one, though TAP's
+// `# fail` counter leaves it out.
+const failed = runs.reduce((sum, { text }) => sum + ownFailures(text), 0);
+const runFailed = runs.some(({ status }) => status !== 0) || failed > 0;
+
+/** The `not ok` entries of a TAP stream whose failure is their own (not `subtestsFailed`). */
+function ownFailures(text) {
+  const lines = text.split('\n');
+  let found = 0;
+  lines.forEach((line, index) => {
+    const entry = line.match(/^(\s*)not ok \d+ /);
+    // A todo test may fail without failing the run.
+    if (entry === null || / # TODO\b/.test(line)) return;
+    const indent = entry[1].length;
+    let failureType = null;
+    for (let next = index + 1; next < lines.length; next++) {
+      const detail = lines[next];
+      if (detail.trim() !== '' && detail.length - detail.trimStart().length <= indent) break;
+      const type = detail.match(/^\s*failureType: '(\w+)'/);
+      if (type !== null) {
+        failureType = type[1];
+        break;
+      }
+    }
+    if (failureType !== 'subtestsFailed') found++;
+  });
+  return found;
+}
 const skipped = count('skipped') + count('todo');
 rmSync(scratch, { recursive: true, force: true });
 console.log(`\n${files.length} test files`);
-console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(!runFailed && failed === 0 && passed > 0 ? 0 : 1);
+// A run that failed with nothing listed (a crash of the runner itself) still says it failed.
+const shownFailed = runFailed && failed === 0 ? 1 : failed;
+console.log(`${passed} passed, ${shownFailed} failed, ${skipped} skipped`);
+process.exit(!runFailed && passed > 0 ? 0 : 1);

@@ -1,5 +1,5 @@
 /**
- * The suggestions stage against the public typo benchmark (../shared/conformance/typos/) and
+ * The suggestions stage against the public typo benchmark (tests/fixtures/conformance/typos/) and
  * against the 5,000 common mail domains as a false-positive set. Scored on the domain only:
  * some benchmark rows also fix the local part, which this stage never touches.
  */
@@ -16,7 +16,10 @@ interface TypoRow {
   note: string;
 }
 
-const rows: TypoRow[] = readFileSync('../shared/conformance/typos/typo-corrections.jsonl', 'utf8')
+const rows: TypoRow[] = readFileSync(
+  new URL('../../fixtures/conformance/typos/typo-corrections.jsonl', import.meta.url),
+  'utf8',
+)
   .split('\n')
   .filter((line) => line.trim() !== '')
   .map((line) => JSON.parse(line) as TypoRow);
@@ -107,7 +110,7 @@ function scoreBenchmark(options: CorrectionOptions): Score {
 
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(2)}%`;
 
-describe('typo benchmark (shared/conformance/typos)', () => {
+describe('typo benchmark (tests/fixtures/conformance/typos)', () => {
   const production = scoreBenchmark(PRODUCTION);
   const alone = scoreBenchmark(WITHOUT_KNOWN_LIST);
 

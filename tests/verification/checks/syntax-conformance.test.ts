@@ -1,5 +1,5 @@
 /**
- * Conformance with the isemail mailbox view (DESIGN §2): at least 99% agreement on each suite,
+ * Conformance with the isemail mailbox view: at least 99% agreement on each suite,
  * and every differing row explained in tests/fixtures/syntax-divergences.json, which must stay
  * honest (a listed row that agrees again fails the test too).
  */
@@ -46,7 +46,7 @@ const SUITES = ['isemail-tests', 'isemail-tests-original'] as const;
 const divergences = fixture.divergences as Divergence[];
 
 function loadSuite(name: string): SuiteRow[] {
-  const url = new URL(`../../../../shared/conformance/syntax/${name}.jsonl`, import.meta.url);
+  const url = new URL(`../../fixtures/conformance/syntax/${name}.jsonl`, import.meta.url);
   return readFileSync(url, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
