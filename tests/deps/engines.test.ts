@@ -38,5 +38,8 @@ test('the README and the command line state the same range', () => {
   const alternatives = advertised.split(' || ');
   const said = `${alternatives.slice(0, -1).join(', ')} or ${alternatives.at(-1)}`;
   assert.ok(readFileSync('README.md', 'utf8').includes(`(${said},`), `README says ${said}`);
-  assert.ok(readFileSync('bin/mailvet', 'utf8').includes(`needs Node.js ${said} (`), `bin/mailvet says ${said}`);
+  assert.ok(
+    readFileSync('bin/mailvet', 'utf8').includes(`needs Node.js ${said} (`),
+    `bin/mailvet says ${said}`,
+  );
 });

@@ -43,7 +43,11 @@ test('each documented row gives the status, score and reasons scoring gives', ()
     ['INVALID', [BASE_SCORES.multipleRisks], ['multiple_risks']],
     ['DISPOSABLE', [BASE_SCORES.disposable], ['disposable']],
     ['ROLE_BASED', [BASE_SCORES.roleBased], ['role_account']],
-    ['VALID', [BASE_SCORES.confirmedNotCatchAll, BASE_SCORES.confirmedCatchAllUnknown], ['mailbox_confirmed']],
+    [
+      'VALID',
+      [BASE_SCORES.confirmedNotCatchAll, BASE_SCORES.confirmedCatchAllUnknown],
+      ['mailbox_confirmed'],
+    ],
     ['PROBABLY_VALID', [BASE_SCORES.catchAll, CATCH_ALL_BAND.low, CATCH_ALL_BAND.high], ['catch_all']],
     ['PROBABLY_VALID', [BASE_SCORES.mailboxFull], ['mailbox_full']],
     [

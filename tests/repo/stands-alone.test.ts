@@ -53,10 +53,13 @@ test('the conformance data the tests read is in the repository, with sources and
     assert.ok(existsSync(path), `${path} is missing`);
     const name = file.split('/')[1]!;
     assert.ok(readme.includes(name), `the README does not describe ${name}`);
-    const rows = readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '');
+    const rows = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     assert.ok(rows.length > 0);
     // Every row names the project it came from (conflicts.jsonl: each verdict its suite).
-    for (const row of rows) assert.match(row, /"(source|suite)": "[^"]+"/, `${path}: a row without its source`);
+    for (const row of rows)
+      assert.match(row, /"(source|suite)": "[^"]+"/, `${path}: a row without its source`);
   }
   for (const licence of ['BSD-3-Clause', 'Unlicense', 'MIT']) assert.match(licences, new RegExp(licence));
 });

@@ -62,7 +62,9 @@ function runTests(...args: string[]) {
     status: run.status,
     summary: run.stdout.match(/^(\d+) passed, (\d+) failed, (\d+) skipped$/m),
     // The list also shows a failing todo test, marked `# TODO`: not a failure of the run.
-    listedFailures: run.stdout.includes('failing tests:') ? (listed.match(/^✖ (?!.*# TODO$)/gm)?.length ?? 0) : 0,
+    listedFailures: run.stdout.includes('failing tests:')
+      ? (listed.match(/^✖ (?!.*# TODO$)/gm)?.length ?? 0)
+      : 0,
   };
 }
 

@@ -3,8 +3,9 @@
  * bytes arrive, so memory stays bounded by the longest row whatever the file's size.
  */
 import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import { type CsvLayout, detectLayout } from './csv-layout.ts';
+import { boundCsvWidth } from './csv-width.ts';
 import { codePointLength, MAX_EMAIL_LENGTH } from './list-fields.ts';
 import { UploadError } from './upload-error.ts';
 import { type ByteSource, checkUtf8 } from './utf8.ts';
@@ -78,8 +79,12 @@ export async function readCsvUpload(source: ByteSource, options: CsvUploadOption
     // CR then an empty line, which is skipped.
     record_delimiter: ['\r\n', '\n', '\r'],
     max_record_size: maxRecordChars,
+    // A quote inside an unquoted cell (`foo"bar@example.com`, `=HYPERLINK("x")`) is a plain
+    // character, as spreadsheet programs read it; files exported from them and CRMs hold such cells.
+    relax_quotes: true,
   });
-  const input = Readable.from(checkUtf8(source, 'file'), { objectMode: false });
+  // The cell count is bounded while a record streams (boundCsvWidth), not once it is whole.
+  const input = Readable.from(boundCsvWidth(checkUtf8(source, 'file'), maxColumns), { objectMode: false });
   // pipe() does not carry errors downstream: the parser must fail with its input.
   input.once('error', (error) => parser.destroy(error));
   input.pipe(parser);
@@ -187,8 +192,11 @@ function asUploadError(error: unknown, maxRecordChars: number): unknown {
         'file',
       );
     }
-    if (error.code.startsWith('CSV_')) {
-      return new UploadError('bad_request', `not readable as CSV: ${error.message}`, 'file');
+    if (error instanceof CsvError) {
+      // csv-parse's own message quotes the cell it stopped at: the line and the code only, so no
+      // uploaded value reaches a response or a log line.
+      const line = typeof error.lines === 'number' ? ` at line ${error.lines}` : '';
+      return new UploadError('bad_request', `not readable as CSV${line} (${error.code})`, 'file');
     }
   }
   return error;

@@ -18,11 +18,17 @@ async function read(source: ByteSource, options: Partial<CsvUploadOptions> = {})
   return { ...upload, all: await collect(upload.rows) };
 }
 
-async function rejects(source: ByteSource, expected: Expected, options: Partial<CsvUploadOptions> = {}) {
+async function rejects(
+  source: ByteSource,
+  expected: Expected,
+  options: Partial<CsvUploadOptions> = {},
+): Promise<UploadError> {
+  let caught: UploadError | undefined;
   await assert.rejects(
     () => read(source, options),
     (error: unknown) => {
       assert.ok(error instanceof UploadError, String(error));
+      caught = error;
       for (const [key, value] of Object.entries(expected)) {
         const actual: unknown = error[key as keyof Expected];
         if (value instanceof RegExp) assert.match(String(actual), value);
@@ -31,6 +37,7 @@ async function rejects(source: ByteSource, expected: Expected, options: Partial<
       return true;
     },
   );
+  return caught!;
 }
 
 describe('readCsvUpload: layout', () => {
@@ -186,12 +193,12 @@ describe('readCsvUpload: limits and bad files', () => {
     await rejects(chunks(`email,${wide('h')}\na@x.de\n`), {
       code: 'validation_failed',
       field: 'file',
-      message: /^the first row has 1002 columns: at most 1000/,
+      message: /^the row starting on line 1 has more than 1000 columns: at most 1000/,
     });
     await rejects(chunks(`email,n\na@x.de,1\nb@x.de,${wide('')}\n`), {
       code: 'validation_failed',
       field: 'file',
-      message: /^row 2 has 1002 columns/,
+      message: /^the row starting on line 3 has more than 1000 columns/,
     });
     const { all } = await read(
       chunks(`email${',c'.repeat(MAX_COLUMNS - 1)}\na@x.de${','.repeat(MAX_COLUMNS - 1)}\n`),
@@ -215,12 +222,48 @@ describe('readCsvUpload: limits and bad files', () => {
     );
   });
 
-  it('reports malformed CSV as an upload error', async () => {
-    await rejects(chunks('email,n\n"a@x.de"x,1\n'), {
+  it('reports malformed CSV as an upload error that quotes none of its cells', async () => {
+    const error = await rejects(chunks('email,n\na@x.de,1\n"secret@x.de,1\n'), {
       code: 'bad_request',
       field: 'file',
-      message: /not readable as CSV/,
+      message: /^not readable as CSV at line \d+ \(CSV_QUOTE_NOT_CLOSED\)$/,
     });
+    assert.doesNotMatch(error.message, /secret/);
+  });
+
+  it('reads a quote inside an unquoted cell as a plain character, as spreadsheets do', async () => {
+    const { all } = await read(
+      chunks('email,note\nfoo"bar@accept.test,a"b\n=HYPERLINK("x")@gmial.com,"quoted, ""really"""\n'),
+    );
+    assert.deepEqual(
+      all.map((row) => row.fields),
+      [
+        ['foo"bar@accept.test', 'a"b'],
+        ['=HYPERLINK("x")@gmial.com', 'quoted, "really"'],
+      ],
+    );
+  });
+
+  it('counts no delimiter or line end inside a quoted cell as a column or a row', async () => {
+    const notes = `"${','.repeat(MAX_COLUMNS * 2)}\n${','.repeat(10)}"`;
+    const { all } = await read(chunks(`email,notes,tail\na@x.de,${notes},end\n`));
+    assert.equal(all.length, 1);
+    assert.deepEqual(all[0]!.fields.slice(2), ['end']);
+  });
+
+  it('stops a row of millions of empty cells at the column cap, before the row ends', async () => {
+    let sent = 0;
+    async function* wideRow(): AsyncGenerator<Uint8Array> {
+      const block = Buffer.from(','.repeat(64 * 1024));
+      yield Buffer.from('email,name\na@x.de');
+      for (let i = 0; i < 100; i++) {
+        sent += block.length;
+        yield block;
+      }
+    }
+    await rejects(wideRow(), { code: 'validation_failed', message: /line 2 has more than 1000 columns/ });
+    // The first block already holds the 1,001st cell: nothing past it was asked for.
+    assert.equal(sent, 64 * 1024);
   });
 
   it('rejects an address cell over 1024 characters', async () => {
