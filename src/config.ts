@@ -1,5 +1,5 @@
 /**
- * Configuration: parsed once at start-up from the environment by one schema (DESIGN §6).
+ * Configuration: parsed once at start-up from the environment by one schema.
  * Each key is documented beside its parser; README's configuration table mirrors this file.
  */
 import { z } from 'zod';
@@ -260,8 +260,16 @@ const envSchema = z.object({
   MAILVET_LIST_SWEEP_MS: integer(30_000, 100, 3_600_000),
   /** How often a Mailchimp run looks at its list's progress and at its write batches, ms. */
   MAILVET_RUN_POLL_MS: integer(5_000, 50, 600_000),
-  /** Sender feedback events (bounces, deliveries, complaints) one account may have stored; past it feedback is refused (413). */
+  /**
+   * The most sender feedback events (bounces, deliveries, complaints) any account may keep stored,
+   * whatever its plan says (each plan has its own figure, `max_feedback_events`); past it, 413.
+   */
   MAILVET_FEEDBACK_MAX_EVENTS: integer(1_000_000, 1, 1_000_000_000),
+  /**
+   * Feedback requests (single or bulk) one account may send a second, with a burst of twice that;
+   * past it, 429. A bulk request may carry 10,000 events: this paces how fast an account writes.
+   */
+  MAILVET_FEEDBACK_REQUESTS_PER_SECOND: integer(1, 1, 10_000),
   /** Scale-out: how long a worker's hold on a list job lasts without renewal (a killed worker's job is taken over after it), ms. */
   MAILVET_JOB_LOCK_MS: integer(30_000, 1_000, 600_000),
   /** Wait before the second webhook attempt, ms; each later wait is 4 times longer. */

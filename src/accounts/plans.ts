@@ -1,5 +1,5 @@
 /**
- * Plans: monthly verification and bulk-request quotas and a per-second rate (DESIGN §1). Built-in
+ * Plans: monthly verification and bulk-request quotas and a per-second rate. Built-in
  * plans can be replaced by a JSON file (MAILVET_PLANS); a key may override its plan's figures.
  */
 import { z } from 'zod';
@@ -19,6 +19,8 @@ export interface Plan {
   maxUnfinishedLists?: number;
   /** Days a finished list (completed, cancelled, failed) is kept; then it is deleted. */
   retentionDays?: number;
+  /** Sender feedback events an account may keep stored (a request past it is refused, 413). */
+  maxFeedbackEvents?: number;
 }
 
 /** The figures for a plan that does not say (a plans file without them). */
@@ -26,6 +28,7 @@ export const DEFAULT_MAX_RUNNING_LISTS = 2;
 export const DEFAULT_MAX_STORED_ROWS = 2_000_000;
 export const DEFAULT_MAX_UNFINISHED_LISTS = 10;
 export const DEFAULT_RETENTION_DAYS = 30;
+export const DEFAULT_MAX_FEEDBACK_EVENTS = 100_000;
 
 /** A plan's list-storage figures, defaults filled in. */
 export function storageLimits(
@@ -42,7 +45,7 @@ export function storageLimits(
   };
 }
 
-/** The built-in plans (DESIGN §1). */
+/** The built-in plans. */
 export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
   free: {
     name: 'free',
@@ -53,6 +56,7 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     maxStoredRows: 100_000,
     maxUnfinishedLists: 3,
     retentionDays: 30,
+    maxFeedbackEvents: 10_000,
   },
   starter: {
     name: 'starter',
@@ -63,6 +67,7 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     maxStoredRows: 2_000_000,
     maxUnfinishedLists: 10,
     retentionDays: 30,
+    maxFeedbackEvents: 100_000,
   },
   pro: {
     name: 'pro',
@@ -73,6 +78,7 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     maxStoredRows: 20_000_000,
     maxUnfinishedLists: 50,
     retentionDays: 30,
+    maxFeedbackEvents: 1_000_000,
   },
 });
 
@@ -93,6 +99,7 @@ export const plansFileSchema = z
       max_stored_rows: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
       max_unfinished_lists: z.number().int().min(1).max(100_000).optional(),
       retention_days: z.number().int().min(1).max(3650).optional(),
+      max_feedback_events: z.number().int().min(0).max(1_000_000_000).optional(),
     }),
   )
   .refine((plans) => Object.keys(plans).length > 0, 'at least one plan')
@@ -124,6 +131,7 @@ export function parsePlans(text: string): Record<string, Plan> {
         ...(plan.max_stored_rows !== undefined && { maxStoredRows: plan.max_stored_rows }),
         ...(plan.max_unfinished_lists !== undefined && { maxUnfinishedLists: plan.max_unfinished_lists }),
         ...(plan.retention_days !== undefined && { retentionDays: plan.retention_days }),
+        ...(plan.max_feedback_events !== undefined && { maxFeedbackEvents: plan.max_feedback_events }),
       },
     ]),
   );
@@ -145,6 +153,7 @@ export function effectiveLimits(
     monthlyBulkRequests: overrides.bulkQuota ?? plan.monthlyBulkRequests,
     ratePerSecond: overrides.rateLimit ?? plan.ratePerSecond,
     maxRunningLists: plan.maxRunningLists ?? DEFAULT_MAX_RUNNING_LISTS,
+    maxFeedbackEvents: plan.maxFeedbackEvents ?? DEFAULT_MAX_FEEDBACK_EVENTS,
     ...storageLimits(plan),
   };
 }

@@ -5,7 +5,7 @@
 
 import { hostname } from 'node:os';
 import { KeyUseRecorder } from '../accounts/key-use.ts';
-import { DEFAULT_PLAN, type Plan } from '../accounts/plans.ts';
+import { DEFAULT_PLAN, effectiveLimits, type Plan } from '../accounts/plans.ts';
 import { SessionManager } from '../accounts/sessions.ts';
 import { SystemClock } from '../adapters/clock/system.ts';
 import { CachedDnsResolver } from '../adapters/dns/cached-resolver.ts';
@@ -178,6 +178,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const feedback = new FeedbackService({
     store: store.feedback,
     maxStoredEvents: config.MAILVET_FEEDBACK_MAX_EVENTS,
+    planEvents: async (accountId) => {
+      const account = await store.findAccount(accountId);
+      return account === null ? 0 : effectiveLimits(plans, account.plan, account).maxFeedbackEvents;
+    },
+    pace: { rateLimiter, requestsPerSecond: config.MAILVET_FEEDBACK_REQUESTS_PER_SECOND },
     ...(overrides.now && { now: overrides.now }),
   });
   const service = new VerificationService({

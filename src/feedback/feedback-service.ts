@@ -1,8 +1,12 @@
 /**
- * Sender feedback (DESIGN §3.5): records an account's reported outcomes, bounded per account, and
+ * Sender feedback: records an account's reported outcomes, bounded per account, and
  * applies them to that account's verdicts. Feedback is free (it charges no verification), but
- * every account may store at most `maxEvents` events, so one tenant cannot fill the disk.
+ * every account may store at most its plan's events (and never more than the server's ceiling),
+ * so one tenant cannot fill the disk, and it is paced per account (requests a second), so one
+ * tenant's bulk writes cannot hold the store for everyone. Checking a large request gives the event
+ * loop back every few hundred events.
  */
+import type { RateDecision, RateLimiter } from '../usage/ports.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { bouncedResult, isBounced, mayBeBounced } from './bounced.ts';
 import {
@@ -18,13 +22,20 @@ import type { DomainFeedbackStats, FeedbackRecord, FeedbackStore } from './ports
 export const MAX_FEEDBACK_EVENTS_PER_REQUEST = 10_000;
 export const MAX_REPORTED_PROBLEMS = 100;
 
-/** Events stored per account by default (MAILVET_FEEDBACK_MAX_EVENTS). */
+/** The server's ceiling on events stored per account by default (MAILVET_FEEDBACK_MAX_EVENTS). */
 export const DEFAULT_MAX_STORED_EVENTS = 1_000_000;
+
+/** Events checked between two turns of the event loop. */
+const CHECK_SLICE = 500;
 
 export interface FeedbackServiceDeps {
   store: FeedbackStore;
-  /** Most events one account may have stored. */
+  /** The server's ceiling: no account stores more events, whatever its plan. */
   maxStoredEvents: number;
+  /** The account's own figure (its plan's `maxFeedbackEvents`); the ceiling alone without it. */
+  planEvents?: (accountId: string) => Promise<number>;
+  /** Paces requests per account, with its rate per second; unpaced without it. */
+  pace?: { rateLimiter: RateLimiter; requestsPerSecond: number };
   now?: () => Date;
 }
 
@@ -38,7 +49,9 @@ export type SubmitOutcome =
   /** Some events are not valid: nothing was stored. At most MAX_REPORTED_PROBLEMS, in order. */
   | { kind: 'invalid'; problems: IndexedProblem[] }
   /** They would take the account past its cap: nothing was stored. */
-  | { kind: 'full'; stored: number; maxEvents: number };
+  | { kind: 'full'; stored: number; maxEvents: number }
+  /** The account sent feedback faster than its pace: nothing was read. */
+  | { kind: 'rate_limited'; decision: RateDecision };
 
 /** What an import of a platform's hard bounces did. */
 export interface ImportOutcome {
@@ -65,16 +78,29 @@ export class FeedbackService {
 
   /** Checks and stores a request's events, all or nothing. */
   async submit(accountId: string, submitted: readonly SubmittedEvent[]): Promise<SubmitOutcome> {
+    const { pace } = this.#deps;
+    if (pace !== undefined) {
+      const decision = await pace.rateLimiter.take(`feedback:${accountId}`, pace.requestsPerSecond);
+      if (!decision.allowed) return { kind: 'rate_limited', decision };
+    }
     const now = this.#now();
     const records: FeedbackRecord[] = [];
     const problems: IndexedProblem[] = [];
-    submitted.forEach((event, index) => {
-      const checked = checkEvent(event, now);
+    for (let index = 0; index < submitted.length; index++) {
+      if (index > 0 && index % CHECK_SLICE === 0) await nextTurn();
+      const checked = checkEvent(submitted[index]!, now);
       if (!isProblem(checked)) records.push(checked);
       else if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, ...checked });
-    });
+    }
     if (problems.length > 0) return { kind: 'invalid', problems };
-    return this.#deps.store.record(accountId, records, this.#deps.maxStoredEvents);
+    return this.#deps.store.record(accountId, records, await this.#maxEvents(accountId));
+  }
+
+  /** The most events the account may keep: its plan's figure, within the server's ceiling. */
+  async #maxEvents(accountId: string): Promise<number> {
+    const ceiling = this.#deps.maxStoredEvents;
+    const own = await this.#deps.planEvents?.(accountId);
+    return own === undefined ? ceiling : Math.min(own, ceiling);
   }
 
   /** Records a platform's hard bounces (Mailchimp's `cleaned` members); idempotent. */
@@ -92,12 +118,9 @@ export class FeedbackService {
       if (isProblem(record)) outcome.skipped += 1;
       else records.push(record);
     }
+    const maxEvents = await this.#maxEvents(accountId);
     for (let i = 0; i < records.length; i += IMPORT_CHUNK) {
-      const stored = await this.#deps.store.record(
-        accountId,
-        records.slice(i, i + IMPORT_CHUNK),
-        this.#deps.maxStoredEvents,
-      );
+      const stored = await this.#deps.store.record(accountId, records.slice(i, i + IMPORT_CHUNK), maxEvents);
       if (stored.kind === 'full') return { ...outcome, full: true };
       outcome.recorded += stored.recorded;
       outcome.duplicates += stored.duplicates;
@@ -118,4 +141,9 @@ export class FeedbackService {
   domainStats(accountId: string, domain: string): Promise<DomainFeedbackStats> {
     return this.#deps.store.domainStats(accountId, domain.toLowerCase());
   }
+}
+
+/** Gives the event loop a turn: other requests are answered between slices of a large request. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { BUILT_IN_PLANS, effectiveLimits, parsePlans, storageLimits } from '../../src/accounts/plans.ts';
 
 describe('plans', () => {
-  it('has the built-in plans of DESIGN §1', () => {
+  it('has the built-in plans docs/api.md lists', () => {
     assert.deepEqual(BUILT_IN_PLANS.free, {
       name: 'free',
       monthlyVerifications: 1000,
@@ -13,6 +13,7 @@ describe('plans', () => {
       maxStoredRows: 100_000,
       maxUnfinishedLists: 3,
       retentionDays: 30,
+      maxFeedbackEvents: 10_000,
     });
     assert.deepEqual(BUILT_IN_PLANS.starter, {
       name: 'starter',
@@ -23,6 +24,7 @@ describe('plans', () => {
       maxStoredRows: 2_000_000,
       maxUnfinishedLists: 10,
       retentionDays: 30,
+      maxFeedbackEvents: 100_000,
     });
     assert.deepEqual(BUILT_IN_PLANS.pro, {
       name: 'pro',
@@ -33,6 +35,7 @@ describe('plans', () => {
       maxStoredRows: 20_000_000,
       maxUnfinishedLists: 50,
       retentionDays: 30,
+      maxFeedbackEvents: 1_000_000,
     });
   });
 
@@ -49,10 +52,15 @@ describe('plans', () => {
           max_stored_rows: 500,
           max_unfinished_lists: 4,
           retention_days: 7,
+          max_feedback_events: 250,
         },
       }),
     );
     assert.equal(plans.big?.maxRunningLists, 9);
+    const none = { monthlyQuota: null, bulkQuota: null, rateLimit: null };
+    assert.equal(effectiveLimits(plans, 'big', none).maxFeedbackEvents, 250);
+    // Without the figure, the default.
+    assert.equal(effectiveLimits(plans, 'team', none).maxFeedbackEvents, 100_000);
     assert.deepEqual(storageLimits(plans.big), {
       maxStoredRows: 500,
       maxUnfinishedLists: 4,
@@ -107,6 +115,7 @@ describe('plans', () => {
       maxStoredRows: 20_000_000,
       maxUnfinishedLists: 50,
       retentionDays: 30,
+      maxFeedbackEvents: 1_000_000,
     });
     assert.equal(
       effectiveLimits(BUILT_IN_PLANS, 'gone', { monthlyQuota: null, bulkQuota: null, rateLimit: null }).name,

@@ -10,11 +10,14 @@ import { after, before, describe, it } from 'node:test';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { BULK, post, VERIFY } from '../http/expect.ts';
 
+// These tests send feedback faster than an account's pace allows (the pace has its own test).
+const UNPACED = { MAILVET_FEEDBACK_REQUESTS_PER_SECOND: '1000' };
+
 let t: TestApp;
 let sameAccountKey: string;
 let otherAccountKey: string;
 before(async () => {
-  t = await testApp({ rate: 1000, quota: 1000, resultTtlSeconds: 3600 });
+  t = await testApp({ rate: 1000, quota: 1000, resultTtlSeconds: 3600, env: UNPACED });
   sameAccountKey = (await t.addKey({ accountId: t.keyRecord.accountId, rate: 1000 })).key;
   otherAccountKey = (await t.addKey({ rate: 1000, quota: 1000 })).key;
 });

@@ -1,12 +1,13 @@
 /**
- * POST /api/v1/feedback and /api/v1/feedback/bulk (DESIGN §3.5): the sender's real outcomes for
- * its account. Free (no verification is charged), rate-limited like every route, and bounded per
- * account: past `MAILVET_FEEDBACK_MAX_EVENTS` stored events a request is refused whole (413).
+ * POST /api/v1/feedback and /api/v1/feedback/bulk: the sender's real outcomes for
+ * its account. Free (no verification is charged), rate-limited like every route and paced besides
+ * (`MAILVET_FEEDBACK_REQUESTS_PER_SECOND` per account, 429), and bounded per account: past its
+ * plan's stored events a request is refused whole (413).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { SubmittedEvent } from '../../../feedback/feedback-address.ts';
 import type { FeedbackService, SubmitOutcome } from '../../../feedback/feedback-service.ts';
-import { ApiError, validationFailed } from '../../errors.ts';
+import { ApiError, rateLimited, validationFailed } from '../../errors.ts';
 import { callerOf } from '../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../plugins/json-body.ts';
 import {
@@ -92,6 +93,7 @@ function answer(
       outcome.problems.map((problem) => ({ field: fieldOf(problem), message: problem.message })),
     );
   }
+  if (outcome.kind === 'rate_limited') throw rateLimited(outcome.decision);
   if (outcome.kind === 'full') {
     throw new ApiError('storage_limit_reached', {
       message:
