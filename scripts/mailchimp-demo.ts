@@ -2,8 +2,10 @@
  * `npm run demo:mailchimp`: a stand-in for Mailchimp on this machine (the emulator the tests use),
  * with one account, an audience of a few dozen contacts and a draft campaign, so that Mailvet's
  * integration can be tried without a Mailchimp account. It prints the API key to connect with and
- * the command that starts Mailvet pointed at it; Ctrl-C stops it. Nothing leaves the machine but
- * Mailvet's own DNS and SMTP checks of the addresses.
+ * the command that starts Mailvet pointed at it; Ctrl-C stops it. The contacts' domains are answered
+ * by the demos' mail world (scripts/demo/world.ts), which it starts too, on loopback: the command
+ * points Mailvet's DNS and SMTP probe there, so nothing leaves the machine and a run ends in
+ * seconds, internet or not. (`npm run demo` does all of it, Mailvet included, in one command.)
  *
  * The stand-in has no web app to look at contacts in, as Mailchimp has, so this script shows them as
  * the stand-in holds them (status, Mailvet's merge fields MV_STATUS, MV_SCORE, MV_CHECKED, and tags):
@@ -16,36 +18,14 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type EmulatedMember, startMailchimpEmulator } from '../tests/mailchimp/emulator.ts';
+import { mailchimpBaseUrl, SUBSCRIBED_CONTACTS, seedStandIn } from './demo/stand-in.ts';
+import { startDemoWorld, worldEnvironment } from './demo/world.ts';
 
 const POLL_MS = 1000;
 
 const emulator = await startMailchimpEmulator({ port: portFrom('DEMO_MAILCHIMP_PORT', 8091) });
-const account = emulator.addAccount({ name: 'Demo Shop' });
-const audience = emulator.addAudience(account, { name: 'Newsletter' });
-
-// Real-looking contacts: deliverable providers, typos, a domain with no mail, throwaway and role
-// addresses, a legal but unusual one (an apostrophe, which the page must escape), and a few
-// unsubscribed ones (a run leaves those alone).
-const contacts = [
-  'ada.lovelace@gmail.com',
-  'grace.hopper@outlook.com',
-  'alan.turing@yahoo.com',
-  'margaret.hamilton@icloud.com',
-  'katherine.johnson@gmial.com',
-  'dennis.ritchie@hotmial.com',
-  'barbara.liskov@example.com',
-  "siobhan.o'brien@gmail.com",
-  'info@example.org',
-  'sales@mailinator.com',
-  'test@guerrillamail.com',
-  'no-reply@nosuchdomain-mailvet-demo.com',
-  'edsger@@dijkstra.nl',
-  ...Array.from({ length: 24 }, (_, i) => `customer${i + 1}@gmail.com`),
-];
-for (const email of contacts) emulator.addMember(audience, { email, status: 'subscribed' });
-for (const email of ['left.us@gmail.com', 'moved.on@outlook.com'])
-  emulator.addMember(audience, { email, status: 'unsubscribed' });
-const campaign = emulator.addCampaign(account, { audience, title: 'Black Friday preview', status: 'save' });
+const world = await startDemoWorld();
+const { account, audience, campaign } = seedStandIn(emulator);
 
 /** A contact as Mailchimp holds it, with what a Mailvet run writes back. */
 interface Contact {
@@ -154,18 +134,21 @@ const contactsUrl = `http://127.0.0.1:${(contactsServer.address() as AddressInfo
 // The table first, then the banner, so the instructions stay in view.
 let shown = JSON.stringify(currentContacts());
 process.stdout.write(contactsTable(JSON.parse(shown) as Contact[]));
-const base = emulator.baseUrlTemplate.replace(/\/3\.0$/, '');
+const worldVariables = Object.entries(worldEnvironment(world))
+  .map(([name, value]) => `${name}=${value}`)
+  .join(' ');
 console.log(`
 Mailchimp stand-in listening on ${new URL(emulator.baseUrlTemplate).origin}
 
   API key:      ${account.apiKey}
-  audience:     ${audience.name} (${contacts.length} subscribed, 2 unsubscribed)
+  audience:     ${audience.name} (${SUBSCRIBED_CONTACTS.length} subscribed, 2 unsubscribed)
   campaign id:  ${campaign.id} (a draft, for the pre-campaign check)
   contacts:     ${contactsUrl} (JSON: ${contactsUrl}contacts.json), and a table here on each change
 
-In another terminal, start Mailvet pointed at it:
+In another terminal, start Mailvet pointed at it and at the demo's mail world (DNS and mail servers
+on loopback that answer for the contacts' domains, so no internet is needed):
 
-  MAILVET_MAILCHIMP_BASE_URL='${base}' npm start
+  ${worldVariables} MAILVET_MAILCHIMP_BASE_URL='${mailchimpBaseUrl(emulator)}' npm start
 
 then open http://localhost:8080, create an account, go to Integrations, connect with the key
 above, and press "Validate now" on the audience. Ctrl-C here stops the stand-in.
@@ -186,7 +169,11 @@ const poll = setInterval(() => {
 const stop = async () => {
   clearInterval(poll);
   contactsServer.closeAllConnections();
-  await Promise.all([emulator.close(), new Promise((resolve) => contactsServer.close(resolve))]);
+  await Promise.all([
+    emulator.close(),
+    world.close(),
+    new Promise((resolve) => contactsServer.close(resolve)),
+  ]);
   process.exit(0);
 };
 process.once('SIGINT', stop);
