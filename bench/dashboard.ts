@@ -1,5 +1,5 @@
 /**
- * Dashboard benchmark (DESIGN §3.3): how heavy and how fast the first page is.
+ * Dashboard benchmark: how heavy and how fast the first page is.
  *
  * - The JavaScript the first page loads: the built dist/web/index.html's module scripts and
  *   modulepreload links, each gzipped here with zlib (default level), summed; target ≤ 250 kB.

@@ -146,6 +146,82 @@ function maskPassword(entry: string): string {
   return `${entry.slice(0, start)}${userinfo.slice(0, colon)}:***${entry.slice(at)}`;
 }
 
+/** The operator's mail relay (MAILVET_MAIL_URL): account confirmations and password resets go through it. */
+export interface MailRelay {
+  host: string;
+  port: number;
+  /**
+   * `starttls` (smtp://): STARTTLS is required before AUTH and the message; `implicit` (smtps://):
+   * TLS from the first byte; `none` (smtp://…?tls=none): plain text, a relay on this machine only.
+   */
+  tls: 'starttls' | 'implicit' | 'none';
+  /** SMTP AUTH credentials, both or neither. */
+  user?: string;
+  password?: string;
+}
+
+/**
+ * `smtp://[user:pass@]host[:port]` (STARTTLS required; port 587 by default), `smtps://…` (TLS from
+ * the start; 465), `smtp://…?tls=none` (plain text: loopback only). Problems never quote the URL:
+ * its password would end up in logs.
+ */
+const mailRelay = optionalText.transform((value, ctx) => {
+  if (value === undefined) return undefined;
+  const parsed = parseMailRelay(value);
+  if (typeof parsed !== 'string') return parsed;
+  ctx.addIssue({ code: 'custom', message: parsed });
+  return z.NEVER;
+});
+
+/** The relay of a MAILVET_MAIL_URL, or what is wrong with it (never quoting it). */
+function parseMailRelay(value: string): MailRelay | string {
+  const shape = 'smtp://user:pass@host:port (STARTTLS) or smtps://user:pass@host:port (TLS)';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `not a URL of the form ${shape}`;
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return `must be ${shape}`;
+  if (url.hostname === '') return `needs a host (${shape})`;
+  if (url.port === '0') return `needs a port from 1 to 65535 (${shape})`;
+  if (url.pathname.replace(/^\/$/, '') !== '' || url.hash !== '') return `has a path or fragment (${shape})`;
+  const params = [...url.searchParams];
+  const plain = params.length === 1 && params[0]![0] === 'tls' && params[0]![1] === 'none';
+  if (params.length > 0 && !plain)
+    return 'takes no query but ?tls=none (plain text, a relay on this machine only)';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (plain && url.protocol === 'smtps:') return '?tls=none is for smtp:// (smtps:// is TLS from the start)';
+  // Plain text would carry the relay's password and every reset link across the network.
+  if (plain && !isLoopbackHost(host))
+    return '?tls=none (plain text) is for a relay on this machine only (localhost, 127.0.0.1, ::1): use smtp:// with STARTTLS or smtps://';
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    return 'user or password is badly percent-encoded';
+  }
+  if ((user === '') !== (password === '')) return 'needs both a user and a password, or neither';
+  const tls = plain ? 'none' : url.protocol === 'smtps:' ? 'implicit' : 'starttls';
+  return {
+    host,
+    port: url.port === '' ? (tls === 'implicit' ? 465 : 587) : Number(url.port),
+    tls,
+    ...(user !== '' && { user, password }),
+  };
+}
+
+/** `localhost`, 127.0.0.0/8 or ::1: a name or address that never leaves this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/** `Name <address>` or a bare address, on one line (it becomes the From header). */
+const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
 const envSchema = z.object({
   /** Listen port of the HTTP API and dashboard. */
   PORT: integer(8080, 0, 65535),
@@ -183,6 +259,15 @@ const envSchema = z.object({
   }),
   /** JSON file of plans; built-in plans when unset. */
   MAILVET_PLANS: optionalText,
+  /**
+   * The plan new accounts get: sign-up, and `accounts create` or `keys create` without --plan. Its
+   * name is checked here, and at start against the plans in force (built-in or MAILVET_PLANS).
+   */
+  MAILVET_DEFAULT_PLAN: optionalText
+    .transform((value) => value ?? 'free')
+    .refine((value) => /^[a-z0-9_-]{1,40}$/.test(value), {
+      message: 'must be a plan name: 1-40 of a-z 0-9 _ -',
+    }),
   /** DNS servers, comma-separated `host[:port]`; the system's resolvers when unset. */
   MAILVET_DNS_SERVERS: dnsServers,
   /** Probe mailboxes over SMTP. */
@@ -313,6 +398,22 @@ const envSchema = z.object({
   }),
   /** `open`: anyone may sign up in the dashboard; `closed`: users are made with `mailvet users create`. */
   MAILVET_SIGNUP: z.enum(['open', 'closed']).default('open'),
+  /**
+   * New accounts a day the dashboard's sign-up makes, all clients and processes together: that many
+   * in a row, then refilled evenly through the day; past it, 429. Bounds the free quota an abuser
+   * can mint by signing up again and again.
+   */
+  MAILVET_SIGNUP_DAILY_MAX: integer(1000, 1, 1_000_000),
+  /**
+   * The operator's mail relay for account mail (address confirmation, password reset). Set, a
+   * sign-up must confirm its address before it verifies anything, and passwords can be reset; unset,
+   * neither (sign-ups are confirmed at once). See MailRelay for the forms.
+   */
+  MAILVET_MAIL_URL: mailRelay,
+  /** The From of account mail, `Mailvet <no-reply@example.com>` or a bare address; required with MAILVET_MAIL_URL. */
+  MAILVET_MAIL_FROM: optionalText.refine((value) => value === undefined || MAIL_FROM.test(value), {
+    message: 'must be an address such as no-reply@example.com or Mailvet <no-reply@example.com>',
+  }),
   /** Prometheus `/metrics` on a listener of its own at HOST:this port (0: any free one); unset: none. */
   MAILVET_METRICS_PORT: optionalText.transform((value, ctx) => {
     if (value === undefined) return undefined;
@@ -328,6 +429,17 @@ const envSchema = z.object({
   MAILVET_METRICS_TOKEN: optionalText,
   /** pino log level of the process: fatal, error, warn, info, debug, trace or silent. */
   MAILVET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** What no single key can say: MAILVET_MAIL_URL needs a From. */
+const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
+  if (env.MAILVET_MAIL_URL !== undefined && env.MAILVET_MAIL_FROM === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MAILVET_MAIL_FROM'],
+      message: 'is required with MAILVET_MAIL_URL: the From of account mail, such as no-reply@example.com',
+    });
+  }
 });
 
 function isHttpUrl(value: string): boolean {
@@ -356,7 +468,7 @@ export class ConfigError extends Error {
 
 /** Parses the environment once; throws ConfigError naming each bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = checkedEnvSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }

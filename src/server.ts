@@ -11,6 +11,7 @@ import { logDoctorSummary } from './container/doctor.ts';
 import { createServices, type ServiceOverrides } from './container/index.ts';
 import { startWorker } from './container/jobs.ts';
 import { createLogger } from './container/logger.ts';
+import { openSignupWarning } from './container/mail.ts';
 import { serveMetrics } from './container/metrics.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';
@@ -109,6 +110,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
 
   const url = listeningUrl(app);
   app.log.info({ store: services.store.kind }, `listening on ${url}`);
+  const openSignup = openSignupWarning(config);
+  if (openSignup !== null) log.warn(openSignup);
   // After listening, in the background: /healthz never waits for port 25 or a blocklist.
   if (config.MAILVET_SMTP_PROBE && services.doctor !== undefined) logDoctorSummary(services.doctor, log);
 

@@ -6,7 +6,7 @@
 // Loaded on the first password checked or set: an API-only process never pays for it.
 const argon2 = () => import('@node-rs/argon2');
 
-/** DESIGN §3.2: at least 10 characters; the upper bound keeps hashing cheap to refuse. */
+/** At least 10 characters (docs/api.md, accounts); the upper bound keeps hashing cheap to refuse. */
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 1024;
 

@@ -82,7 +82,10 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
   },
 });
 
-/** The plan an account made without one is on. */
+/**
+ * The plan every plans file has: MAILVET_DEFAULT_PLAN's default (the plan new accounts get), and
+ * the figures of an account whose plan is no longer offered.
+ */
 export const DEFAULT_PLAN = 'free';
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -103,7 +106,10 @@ export const plansFileSchema = z
     }),
   )
   .refine((plans) => Object.keys(plans).length > 0, 'at least one plan')
-  .refine((plans) => DEFAULT_PLAN in plans, `a "${DEFAULT_PLAN}" plan (keys made without a plan use it)`);
+  .refine(
+    (plans) => DEFAULT_PLAN in plans,
+    `a "${DEFAULT_PLAN}" plan (accounts whose plan is gone use its figures)`,
+  );
 
 /** Parses a plans file's JSON text; throws an Error naming what is wrong. */
 export function parsePlans(text: string): Record<string, Plan> {

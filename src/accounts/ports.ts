@@ -101,6 +101,28 @@ export interface User {
   email: string;
   passwordHash: string;
   createdAt: string;
+  /**
+   * When the user followed the link sent to their address; null: not yet. Sign-ups wait for it
+   * while a mail relay is set; users made otherwise (the CLI, releases before it) are confirmed.
+   */
+  emailConfirmedAt: string | null;
+}
+
+/** A user to store; without `emailConfirmedAt` the address counts as confirmed now. */
+export type NewUser = Omit<User, 'id' | 'createdAt' | 'emailConfirmedAt'> & {
+  emailConfirmedAt?: string | null;
+};
+
+/** What a one-time link sent to a user's address does. */
+export type UserTokenPurpose = 'confirm_email' | 'reset_password';
+
+/** A one-time link's token as stored: only its hash. */
+export interface NewUserToken {
+  userId: string;
+  purpose: UserTokenPurpose;
+  tokenHash: string;
+  createdAt: string;
+  expiresAt: string;
 }
 
 /** A signed-in browser: only the token's hash is stored. */
@@ -115,7 +137,7 @@ export interface Session {
 
 export interface UserStore {
   /** Stores a new user; null when the address already has one. */
-  createUser(input: Omit<User, 'id' | 'createdAt'>): Promise<User | null>;
+  createUser(input: NewUser): Promise<User | null>;
   findUserByEmail(email: string): Promise<User | null>;
   findUserById(id: string): Promise<User | null>;
   /** Sets the password and ends every session of the user but `keepSessionId`. */
@@ -127,4 +149,29 @@ export interface UserStore {
   deleteSession(id: string): Promise<void>;
   /** Removes the sessions that expired before `before` (ISO instant); returns how many. */
   deleteExpiredSessions(before: string): Promise<number>;
+  /** Marks the user's address confirmed at `at`, unless it already was. */
+  confirmEmail(userId: string, at: string): Promise<void>;
+  /** Stores a one-time token; the user's earlier ones of the same purpose stop working. */
+  createUserToken(input: NewUserToken): Promise<void>;
+  /**
+   * Uses up a token: removes it and returns its user's id when it has this purpose and has not
+   * expired at `now` (ISO instant); null otherwise. Of two takes at once, one gets it.
+   */
+  takeUserToken(tokenHash: string, purpose: UserTokenPurpose, now: string): Promise<string | null>;
+  /** Removes the one-time tokens that expired before `before`; returns how many. */
+  deleteExpiredUserTokens(before: string): Promise<number>;
+}
+
+/** One message to one person; `html` is an optional second rendering of `text`. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+/** Sends account mail through the operator's relay (MAILVET_MAIL_URL). */
+export interface Mailer {
+  /** Resolves once the relay has taken the message; rejects (naming no secret) when it did not. */
+  send(message: MailMessage): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (DESIGN §3.2): a random token the browser keeps in an HttpOnly cookie, stored
+ * Dashboard sessions: a random token the browser keeps in an HttpOnly cookie, stored
  * only as its SHA-256 hash, valid 30 days after its last use. The CSRF token is derived from the
  * session (an HMAC under the server's secret), so it needs no storage and a token of one session
  * is worthless in another.

@@ -58,10 +58,13 @@ export function passwordProblem(password: string, field = 'password'): FieldProb
 
 export type SignUpOutcome = { kind: 'ok'; user: User; account: Account } | { kind: 'taken' };
 
-/** Makes an account on `plan` and its owner; `taken` when the address already has a user. */
+/**
+ * Makes an account on `plan` and its owner; `taken` when the address already has a user. With
+ * `unconfirmed`, the owner's address waits for its confirmation link (a mail relay is set).
+ */
 export async function signUp(
   deps: UserDeps,
-  input: { email: string; password: string; accountName?: string; plan: string },
+  input: { email: string; password: string; accountName?: string; plan: string; unconfirmed?: boolean },
 ): Promise<SignUpOutcome> {
   const email = normalizeUserEmail(input.email);
   if ((await deps.users.findUserByEmail(email)) !== null) return { kind: 'taken' };
@@ -70,7 +73,12 @@ export async function signUp(
     name: input.accountName?.trim() || email,
     plan: input.plan,
   });
-  const user = await deps.users.createUser({ accountId: account.id, email, passwordHash });
+  const user = await deps.users.createUser({
+    accountId: account.id,
+    email,
+    passwordHash,
+    ...(input.unconfirmed === true && { emailConfirmedAt: null }),
+  });
   if (user === null) {
     // Another sign-up of the same address won the race: leave no empty account behind.
     await deps.accounts.deleteAccount(account.id);

@@ -1,5 +1,5 @@
 /**
- * The server secret (DESIGN §6, MAILVET_SECRET_KEY): 32 bytes that encrypt stored third-party
+ * The server secret (MAILVET_SECRET_KEY): 32 bytes that encrypt stored third-party
  * credentials and sign sessions and webhooks. Each use takes its own subkey from `deriveKey`, so a
  * leak or a misuse in one (a session cookie oracle, say) says nothing about another.
  *
@@ -27,6 +27,8 @@ export const KEY_PURPOSES = {
   sessions: 'sessions',
   /** Encrypts stored third-party credentials (Mailchimp API keys and tokens). */
   credentials: 'credentials',
+  /** Signs the device cookie of browsers that signed in before (spared the per-address sign-in lock). */
+  devices: 'devices',
 } as const;
 
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;

@@ -1,5 +1,5 @@
 /**
- * `mailvet accounts create|list|update` and `mailvet users create` (DESIGN §3.2): operators manage
+ * `mailvet accounts create|list|update` and `mailvet users create`: operators manage
  * customers straight in the store. An account's figures override its plan's; a user signs in to
  * the dashboard as the owner of one account.
  */

@@ -1,5 +1,5 @@
 /**
- * `mailvet backup --out FILE` (DESIGN §5): an online backup of the embedded database, safe while
+ * `mailvet backup --out FILE`: an online backup of the embedded database, safe while
  * `mailvet serve` runs on it. PostgreSQL (scale-out) is backed up with its own tools, pg_dump.
  *
  * The secret key is deliberately not put in the backup file: it never changes after the first

@@ -14,6 +14,7 @@ import { type CsvLayout, detectLayout } from '../lists/upload/csv-layout.ts';
 import { UploadError } from '../lists/upload/upload-error.ts';
 import type { VerificationResult } from '../verification/report.ts';
 import { mapOrdered } from './map-ordered.ts';
+import { fileProblem } from './plain-errors.ts';
 import { CsvInputError } from './usage-error.ts';
 
 export interface CsvVerifyOptions {
@@ -39,6 +40,9 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
   const records = source.pipe(
     parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: false }),
   );
+  // `pipe` does not pass a read failure on: the parser is ended with it, so the run fails with it
+  // instead of the process dying of an unhandled 'error' event.
+  source.on('error', (error) => records.destroy(error));
   const output: Writable = options.output ? createWriteStream(options.output) : process.stdout;
 
   let rows = 0;
@@ -72,7 +76,8 @@ export async function verifyCsvFile(options: CsvVerifyOptions): Promise<number> 
     if (error instanceof Error && 'code' in error && String(error.code).startsWith('CSV_')) {
       throw new CsvInputError(`cannot read ${options.input} as CSV: ${error.message}`);
     }
-    throw error;
+    const { path } = error as NodeJS.ErrnoException;
+    throw fileProblem(error, path === options.input ? 'read' : 'write') ?? error;
   });
   return rows;
 }

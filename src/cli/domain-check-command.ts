@@ -1,8 +1,9 @@
 /**
  * `mailvet domain-check DOMAIN [--dkim-selector S ...] [--json]`: the sender-domain report, the
  * grade first, then one line per finding (✔ pass, ! warn, ✖ fail, i info) with its fix indented
- * under it. Exit code 0 when no check failed, 1 when one did (2 for a bad domain or configuration,
- * as every command). Needs no database and charges nothing.
+ * under it. Exit code 0 when no check failed, 1 when one did, 2 when the resolver cannot be trusted
+ * (no grade: the fix is this host's, not the domain's) or for a bad domain or configuration, as
+ * every command. Needs no database and charges nothing.
  */
 import { loadConfig } from '../config.ts';
 import { createDomainCheckRun } from '../container/sender-checks.ts';
@@ -32,13 +33,17 @@ export async function runDomainCheck(
   process.stdout.write(
     options.json ? `${JSON.stringify(domainReportJson(report), null, 2)}\n` : formatDomainReport(report),
   );
-  process.exitCode = hasFailedCheck(report) ? 1 : 0;
+  process.exitCode = report.grade === null ? 2 : hasFailedCheck(report) ? 1 : 0;
 }
 
 /** The report for people: the grade, a line per finding, fixes indented, counts at the end. */
 export function formatDomainReport(report: DomainReport): string {
   const incomplete = report.complete ? '' : ' — incomplete: some lookups failed, check again';
-  const lines = [`${report.domain}: grade ${report.grade} (${report.score}/100)${incomplete}`, ''];
+  const headline =
+    report.grade === null
+      ? `${report.domain}: no grade — this host's DNS resolver cannot be trusted`
+      : `${report.domain}: grade ${report.grade} (${report.score}/100)${incomplete}`;
+  const lines = [headline, ''];
   for (const item of report.findings) {
     lines.push(`${MARKS[item.status]} ${item.check.padEnd(11)} ${item.summary}`);
     if (item.fix !== null && item.status !== 'pass') lines.push(`    fix: ${item.fix}`);

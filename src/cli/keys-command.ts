@@ -1,5 +1,5 @@
 /**
- * `mailvet keys create|list|revoke|update` (DESIGN §3.2, §5): manages API keys straight in the
+ * `mailvet keys create|list|revoke|update`: manages API keys straight in the
  * store, no server needed. The key itself is printed once and never stored. A key made without
  * `--account` is a new customer: it gets an account of its own on the given plan and figures; with
  * `--account` the figures are the key's own caps below its account's.

@@ -1,10 +1,15 @@
 /**
- * `mailvet`: the command line (DESIGN §5). Sub-commands live in their own files; this file only
+ * `mailvet`: the command line. Sub-commands live in their own files; this file only
  * declares them and turns expected failures into a message and exit code 2.
  */
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
+import { fileProblem } from './plain-errors.ts';
 import { CsvInputError, UsageError } from './usage-error.ts';
+
+// src/cli/ under tsx and dist/cli/ once built: package.json is two folders up from either.
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /**
  * A command's action, its module loaded only when that command runs: `mailvet --help` and light
@@ -30,6 +35,7 @@ const backupCommand = () => import('./backup-command.ts');
 const program = new Command()
   .name('mailvet')
   .description('Email verification: syntax, disposable/role/free lists, typo suggestions, DNS, SMTP, score.')
+  .version(version, '-V, --version', 'print the version')
   .showHelpAfterError()
   .exitOverride();
 
@@ -66,7 +72,7 @@ keys
   .option('--account <id>', 'add the key to this existing account (default: a new account of its own)')
   .option(
     '--plan <plan>',
-    "the new account's plan: free, starter, pro, or one from MAILVET_PLANS (default: free)",
+    "the new account's plan: free, starter, pro, or one from MAILVET_PLANS (default: MAILVET_DEFAULT_PLAN, free unless set)",
   )
   .option(
     '--monthly-quota <n>',
@@ -103,7 +109,10 @@ accounts
   .command('create')
   .description('create an account')
   .requiredOption('--name <name>', 'the customer')
-  .option('--plan <plan>', 'free, starter, pro, or a plan from MAILVET_PLANS (default: free)')
+  .option(
+    '--plan <plan>',
+    'free, starter, pro, or a plan from MAILVET_PLANS (default: MAILVET_DEFAULT_PLAN, free unless set)',
+  )
   .option('--monthly-quota <n>', "override the plan's monthly verifications")
   .option('--bulk-quota <n>', "override the plan's monthly bulk requests")
   .option('--rate-limit <n>', "override the plan's requests per second")
@@ -182,8 +191,13 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
-  if (error instanceof ConfigError || error instanceof CsvInputError || error instanceof UsageError) {
-    process.stderr.write(`mailvet: ${error.message}\n`);
+  // A path this user cannot read or write that no command worded itself: still one plain line.
+  const plain =
+    error instanceof ConfigError || error instanceof CsvInputError || error instanceof UsageError
+      ? error
+      : fileProblem(error);
+  if (plain !== undefined) {
+    process.stderr.write(`mailvet: ${plain.message}\n`);
     process.exit(2);
   }
   throw error;

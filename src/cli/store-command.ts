@@ -4,13 +4,12 @@
  */
 
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Plan } from '../accounts/plans.ts';
-import { DEFAULT_PLAN } from '../accounts/plans.ts';
 import type { Figures } from '../accounts/ports.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { openConfiguredStore } from '../container/store.ts';
 import type { Store } from '../store.ts';
+import { sqliteFile, storeProblem } from './plain-errors.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -30,16 +29,18 @@ export async function withStore<T>(
         '(or DATABASE_URL) to its data; --init makes a new database there',
     );
   }
-  const store = await openConfiguredStore(config);
+  // A database this user cannot write (or open) is said in one line, not a driver's stack trace.
+  const plain = (error: unknown) => storeProblem(error, config) ?? error;
+  const store = await openConfiguredStore(config).catch((error: unknown) => {
+    throw plain(error);
+  });
   try {
     return await work(store, where);
+  } catch (error) {
+    throw plain(error);
   } finally {
     await store.close();
   }
-}
-
-function sqliteFile(config: Config): string {
-  return resolve(config.MAILVET_DATA_DIR, 'mailvet.db');
 }
 
 /** Which database a command works on, in words (never a password). */
@@ -53,10 +54,14 @@ export function storeLocation(config: Config): string {
   }
 }
 
-/** The plan named (default: free) when the plans have it. */
-export function knownPlan(plans: Readonly<Record<string, Plan>>, plan: string | undefined): string {
-  const name = plan ?? DEFAULT_PLAN;
-  if (!(name in plans))
+/** The plan named (default: MAILVET_DEFAULT_PLAN, which loadPlans has checked) when the plans have it. */
+export function knownPlan(
+  plans: Readonly<Record<string, Plan>>,
+  plan: string | undefined,
+  config: Pick<Config, 'MAILVET_DEFAULT_PLAN'> = loadConfig(),
+): string {
+  const name = plan ?? config.MAILVET_DEFAULT_PLAN;
+  if (!Object.hasOwn(plans, name))
     throw new UsageError(`unknown plan "${name}"; plans: ${Object.keys(plans).join(', ')}`);
   return name;
 }

@@ -3,7 +3,8 @@
  */
 
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { loadConfig } from '../config.ts';
 import { createLocalCatchAllAssessor } from '../container/catch-all.ts';
@@ -12,6 +13,7 @@ import type { VerificationResult } from '../verification/report.ts';
 import { verifyCsvFile } from './csv-file.ts';
 import { formatResult } from './format-result.ts';
 import { mapOrdered } from './map-ordered.ts';
+import { fileProblem } from './plain-errors.ts';
 import { CsvInputError, UsageError } from './usage-error.ts';
 
 /** Stands for the account and the list a command line has none of. */
@@ -36,6 +38,11 @@ export async function runVerify(addresses: string[], options: VerifyOptions): Pr
   }
   if (options.file !== undefined && addresses.length > 0) {
     throw new UsageError('give addresses or --file, not both');
+  }
+  // Before anything is verified: a run that cannot read its input or write its output is refused.
+  if (options.file !== undefined) {
+    await readable(options.file);
+    if (options.out !== undefined) await writable(options.out);
   }
   const config = loadConfig();
   const verifier = await createVerifier(config);
@@ -68,7 +75,6 @@ async function verifyFile(
   concurrency: number,
   verify: (address: string) => Promise<VerificationResult>,
 ): Promise<void> {
-  await readable(file);
   // A progress bar only where a person watches; never mixed into a CSV on standard output.
   const bar =
     process.stderr.isTTY && options.out !== undefined
@@ -98,14 +104,29 @@ async function verifyFile(
   }
 }
 
-/** The input file can be read: a missing or unreadable one is the user's to fix, said plainly. */
+/** The input file can be read: a missing or unreadable one, or a directory, is said plainly. */
 async function readable(file: string): Promise<void> {
   try {
     await access(file, constants.R_OK);
+    if ((await stat(file)).isDirectory()) throw new CsvInputError(`cannot read ${file}: it is a directory`);
+  } catch (error) {
+    if (error instanceof CsvInputError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw fileProblem({ code, path: file }, 'read') ?? new CsvInputError(`cannot read ${file}: ${code}`);
+  }
+}
+
+/** The output file can be written: its directory exists and takes files, and it is no directory. */
+async function writable(file: string): Promise<void> {
+  const directory = dirname(file);
+  try {
+    if (!(await stat(directory)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    await access(directory, constants.W_OK);
+    if ((await stat(file).catch(() => null))?.isDirectory() === true)
+      throw Object.assign(new Error(), { code: 'EISDIR' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code);
-    throw new CsvInputError(`cannot read ${file}: ${why}`);
+    throw fileProblem({ code, path: file }, 'write') ?? new UsageError(`cannot write ${file}: ${code}`);
   }
 }
 

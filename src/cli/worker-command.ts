@@ -1,5 +1,5 @@
 /**
- * `mailvet worker`: a list-job worker only, no HTTP (DESIGN §5, scale-out). It shares the store
+ * `mailvet worker`: a list-job worker only, no HTTP (scale-out). It shares the store
  * and Redis with the API processes; SIGTERM/SIGINT stop it after the lists in hand reach a safe
  * point (their state stays in the store, and another worker or a restart carries on).
  */

@@ -4,8 +4,9 @@
  */
 
 import { hostname } from 'node:os';
+import { DeviceTokens } from '../accounts/devices.ts';
 import { KeyUseRecorder } from '../accounts/key-use.ts';
-import { DEFAULT_PLAN, effectiveLimits, type Plan } from '../accounts/plans.ts';
+import { effectiveLimits, type Plan } from '../accounts/plans.ts';
 import { SessionManager } from '../accounts/sessions.ts';
 import { SystemClock } from '../adapters/clock/system.ts';
 import { CachedDnsResolver } from '../adapters/dns/cached-resolver.ts';
@@ -15,14 +16,14 @@ import { type OperatorListWarning, readOperatorLists } from '../adapters/domain-
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
 import { redisReadiness } from '../adapters/redis/redis-readiness.ts';
 import { MemoryResultCache } from '../adapters/result-cache/memory.ts';
-import { loadSecretKey } from '../adapters/secret-key.ts';
+import { deriveKey, KEY_PURPOSES, loadSecretKey } from '../adapters/secret-key.ts';
 import { ConnectionBudget } from '../adapters/smtp/connection-budget.ts';
 import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
 import { SocksDialer } from '../adapters/smtp/socks-dialer.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { type Config, ConfigError, publicOrigin } from '../config.ts';
 import { FeedbackService } from '../feedback/feedback-service.ts';
-import { SignInThrottle } from '../http/sign-in-throttle.ts';
+import { DEFAULT_THROTTLE, SignInThrottle, signUpsPerDay } from '../http/sign-in-throttle.ts';
 import type { Provider } from '../integrations/ports.ts';
 import { ScheduleService } from '../integrations/schedules/schedule-service.ts';
 import { ListService } from '../lists/list-service.ts';
@@ -48,11 +49,12 @@ import { createDoctorService } from './doctor.ts';
 import { createCampaignChecks, createIntegrations, createWatches } from './integrations.ts';
 import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createAccountMail, createMailer } from './mail.ts';
 import { createMetrics } from './metrics.ts';
 import { createRuns } from './runs.ts';
 import { createDomainChecks } from './sender-checks.ts';
 import type { Services } from './services.ts';
-import { loadPlans, openConfiguredStore } from './store.ts';
+import { defaultPlanOf, loadPlans, openConfiguredStore } from './store.ts';
 
 export { loadPlans, migrateConfiguredStore, openConfiguredStore } from './store.ts';
 
@@ -136,6 +138,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const recorder = metrics ?? NO_METRICS;
   const clock = new SystemClock();
   const plans = overrides.plans ?? (await loadPlans(config));
+  const defaultPlan = defaultPlanOf(config, plans);
   // Loaded only in scale-out: an embedded process never pays for the Redis client (start-up, memory).
   const redisClients =
     config.REDIS_URL === undefined ? undefined : await import('../adapters/redis/redis-client.ts');
@@ -202,6 +205,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     moreProviders: overrides.moreProviders,
   });
   recorder.queueDepthFrom(() => queue.counts());
+  const mailer = createMailer(config);
   return {
     config,
     log,
@@ -224,10 +228,16 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         }),
         publicOrigin: origin,
         secureCookie: origin.startsWith('https:'),
+        confirmationRequired: mailer !== undefined,
       },
-      throttle: new SignInThrottle(rateLimiter),
+      throttle: new SignInThrottle(rateLimiter, {
+        ...DEFAULT_THROTTLE,
+        signUpsPerServer: signUpsPerDay(config.MAILVET_SIGNUP_DAILY_MAX),
+      }),
       signup: config.MAILVET_SIGNUP,
-      plan: DEFAULT_PLAN,
+      plan: defaultPlan,
+      devices: new DeviceTokens(deriveKey(secretKey, KEY_PURPOSES.devices), overrides.now),
+      accountMail: createAccountMail(mailer, store.users, origin, overrides.now),
     },
     ...(overrides.now && { now: overrides.now }),
     queue,
@@ -260,6 +270,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       clearInterval(dailyTimer);
       await flushDaily();
       await queue.close();
+      mailer?.close();
       await store.close();
       if (redis !== undefined) await redisClients!.closeRedis(redis);
     },

@@ -1,5 +1,5 @@
 /**
- * The composition of integrations (DESIGN §3.4), beside `index.ts`: the providers with their
+ * The composition of integrations, beside `index.ts`: the providers with their
  * client settings from configuration, the in-flight limiter, and the credential vault.
  */
 
@@ -53,12 +53,17 @@ export function accountVerifier(
   };
 }
 
-/** The pre-campaign check, verifying on the account's quota. */
+/** The pre-campaign check, verifying on the account's quota, each integration's last check kept in the store. */
 export function createCampaignChecks(
-  deps: AccountVerifierDeps & { integrations: IntegrationService; now?: () => Date },
+  deps: AccountVerifierDeps & {
+    store: Pick<Store, 'integrations'>;
+    integrations: IntegrationService;
+    now?: () => Date;
+  },
 ): CampaignCheckService {
   return new CampaignCheckService({
     integrations: deps.integrations,
+    store: deps.store.integrations,
     verify: accountVerifier(deps),
     ...(deps.now && { now: deps.now }),
   });

@@ -1,5 +1,5 @@
 /**
- * The composition of background work (DESIGN §3, §4), beside `index.ts`: the queue picked from
+ * The composition of background work, beside `index.ts`: the queue picked from
  * configuration (in-process embedded, BullMQ with REDIS_URL), and a process's job runtime with the
  * kinds and periodic tasks each domain contributes (list runs, the list sweep, webhook dispatch,
  * the removal of expired sessions).

@@ -1,5 +1,5 @@
 /**
- * The composition of integration runs (DESIGN §3.4), beside `index.ts`: the service the API and
+ * The composition of integration runs, beside `index.ts`: the service the API and
  * schedules start runs with, and the worker side, both over the account's list storage and its own
  * (dashboard) key, so a run's verifications count like the account's other lists.
  */

@@ -22,6 +22,7 @@ export function senderCheckSettings(config: Config): SenderCheckSettings {
     allowPrivate: config.MAILVET_SMTP_ALLOW_PRIVATE,
     ipZones: config.MAILVET_DNSBL_ZONES,
     domainZones: config.MAILVET_DNSBL_DOMAIN_ZONES,
+    controlNames: config.MAILVET_DNS_CONTROL_NAMES,
     dialTimeoutMs: Math.min(config.MAILVET_SMTP_TIMEOUT_MS, SENDER_CHECK_DEFAULTS.dialTimeoutMs),
   };
 }

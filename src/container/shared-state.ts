@@ -1,5 +1,5 @@
 /**
- * What processes share through Redis in scale-out (DESIGN §4), each piece falling back to an
+ * What processes share through Redis in scale-out, each piece falling back to an
  * in-process one while Redis does not answer (warned once, recovered by itself). The composition
  * root calls this only when REDIS_URL is set.
  */

@@ -8,8 +8,30 @@ import { migrateOnly, openStore } from '../adapters/store/open-store.ts';
 import { type Config, ConfigError } from '../config.ts';
 import type { Store } from '../store.ts';
 
-/** The plans: MAILVET_PLANS when set, else the built-in ones. */
+/**
+ * The plans: MAILVET_PLANS when set, else the built-in ones. A MAILVET_DEFAULT_PLAN they do not
+ * have stops the command or the start, named, before anything is opened.
+ */
 export async function loadPlans(config: Config): Promise<Readonly<Record<string, Plan>>> {
+  const plans = await readPlans(config);
+  defaultPlanOf(config, plans);
+  return plans;
+}
+
+/** MAILVET_DEFAULT_PLAN, which new accounts get, when the plans have it. */
+export function defaultPlanOf(
+  config: Pick<Config, 'MAILVET_DEFAULT_PLAN' | 'MAILVET_PLANS'>,
+  plans: Readonly<Record<string, Plan>>,
+): string {
+  const name = config.MAILVET_DEFAULT_PLAN;
+  if (Object.hasOwn(plans, name)) return name;
+  const from = config.MAILVET_PLANS === undefined ? 'the built-in plans are' : `${config.MAILVET_PLANS} has`;
+  throw new ConfigError([
+    `MAILVET_DEFAULT_PLAN: there is no plan "${name}": ${from} ${Object.keys(plans).join(', ')}`,
+  ]);
+}
+
+async function readPlans(config: Config): Promise<Readonly<Record<string, Plan>>> {
   if (config.MAILVET_PLANS === undefined) return BUILT_IN_PLANS;
   let text: string;
   try {

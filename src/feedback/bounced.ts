@@ -1,5 +1,5 @@
 /**
- * The one rule that turns feedback into a verdict (DESIGN §3.5): an address the account recorded
+ * The one rule that turns feedback into a verdict: an address the account recorded
  * a hard bounce for, with no delivery recorded at a later instant, is INVALID with reason
  * `bounced` for that account. A later `delivered` lifts it (the mailbox came back, or the bounce
  * was a mistake); soft bounces and complaints never change a verdict. Pure: the service looks the
@@ -8,7 +8,7 @@
 import type { Status, VerificationResult } from '../verification/report.ts';
 import type { AddressFeedback } from './ports.ts';
 
-/** DESIGN's INVALID row: a rejected mailbox scores 5, and a bounced one is no better. */
+/** The status table's INVALID row (docs/api.md): a rejected mailbox scores 5, and a bounced one is no better. */
 export const BOUNCED_SCORE = 5;
 
 /**

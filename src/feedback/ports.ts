@@ -1,5 +1,5 @@
 /**
- * Ports of the feedback domain (DESIGN §3.5): the sender's real outcomes (bounces, deliveries,
+ * Ports of the feedback domain: the sender's real outcomes (bounces, deliveries,
  * complaints), recorded per account. An account's feedback decides only that account's verdicts
  * (`bounced`) and its own catch-all statistics; it is never shared between accounts.
  */

@@ -112,7 +112,7 @@ export interface BuildAppOptions {
   compilers?: LazyCompilers;
 }
 
-/** Largest request body accepted (DESIGN §1: 1 MB). */
+/** Largest request body accepted (1 MB, docs/api.md). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -175,7 +175,7 @@ export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyI
     // request arriving meanwhile on a busy socket is answered (with Connection: close), not 503'd.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
-    // Extra properties are ignored (DESIGN): the dangerous ones are dropped, not refused.
+    // Extra properties are ignored (docs/api.md): the dangerous ones are dropped, not refused.
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
     clientErrorHandler: handleClientError,

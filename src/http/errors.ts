@@ -1,5 +1,5 @@
 /**
- * The API's error model in one place (DESIGN §1 "Errors"): every code with its HTTP status and
+ * The API's error model in one place: every code with its HTTP status and
  * default message, a coded constructor per error, and the Fastify error, not-found and client-error
  * handlers that always answer `{"message", "errors", "code", "request_id"}`. docs/api.md lists the
  * same codes; a test keeps the two in step.
@@ -24,13 +24,20 @@ export const ERROR_CODES = {
     status: 403,
     message: 'Sign-up is closed on this service: ask its operator for an account',
   },
+  account_unconfirmed: {
+    status: 403,
+    message:
+      'Confirm your email address first: follow the link sent to it at sign-up (the dashboard can send it again)',
+  },
   not_found: { status: 404, message: 'No such endpoint' },
+  method_not_allowed: { status: 405, message: 'This endpoint does not take this method' },
   request_timeout: { status: 408, message: 'The request was not received in time' },
   conflict: { status: 409, message: "The list's state does not allow this" },
   integration_disconnected: {
     status: 409,
     message: 'The platform refused the integration’s credentials: connect it again',
   },
+  payload_too_large: { status: 413, message: 'The request body is larger than this endpoint accepts' },
   storage_limit_reached: { status: 413, message: "The account's lists hold as many rows as its plan allows" },
   validation_failed: { status: 422, message: 'The request body is not valid' },
   rate_limited: { status: 429, message: 'The per-second rate limit is exceeded' },
@@ -100,6 +107,32 @@ export function notFound(method: string, path: string): ApiError {
   return new ApiError('not_found', { message: `No such endpoint: ${method} ${path}` });
 }
 
+/** 405 for a path that exists with other methods: `Allow` names them (RFC 9110 §15.5.6). */
+export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): ApiError {
+  return new ApiError('method_not_allowed', {
+    message: `${path} does not take ${method}: use ${allowed.join(' or ')}`,
+    headers: { allow: allowed.join(', ') },
+  });
+}
+
+/** 413 for a body over the endpoint's limit, which the message names. */
+export function payloadTooLarge(limitBytes?: number): ApiError {
+  return new ApiError('payload_too_large', {
+    message:
+      limitBytes === undefined
+        ? undefined
+        : `The request body is larger than the ${byteSize(limitBytes)} this endpoint accepts`,
+  });
+}
+
+/** 1 MB, 64 KB, 512 MB: a limit as people read it. */
+function byteSize(bytes: number): string {
+  const mb = 1024 * 1024;
+  if (bytes >= mb && bytes % mb === 0) return `${bytes / mb} MB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
 /** 404 for a list that does not exist or belongs to another account (the two look alike). */
 export function listNotFound(): ApiError {
   return new ApiError('not_found', { message: 'No such list' });
@@ -150,7 +183,6 @@ const FASTIFY_400_MESSAGES: Record<string, string> = {
   FST_ERR_BAD_URL: 'The URL is not valid',
   FST_ERR_MAX_PARAM_LENGTH: 'The URL is too long',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is larger than the 1 MB limit',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty: send a JSON object',
   FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
@@ -163,10 +195,15 @@ const VALIDATION_CONTEXTS: Readonly<Record<string, string | undefined>> = {
   headers: 'A request header is not valid',
 };
 
-/** Maps anything thrown while answering a request to an ApiError. */
-export function toApiError(error: FastifyError | Error): ApiError {
+/**
+ * Maps anything thrown while answering a request to an ApiError; `bodyLimit` is the route's, for
+ * the message of a body over it.
+ */
+export function toApiError(error: FastifyError | Error, bodyLimit?: number): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
+  // Not a malformed request: a client that sends less (or to another endpoint) succeeds.
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge(bodyLimit);
   if (fastifyError.validation !== undefined) {
     const errors = fieldErrorsOf(fastifyError.validation);
     const where = VALIDATION_CONTEXTS[fastifyError.validationContext ?? 'body'];
@@ -186,7 +223,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
 
 /** The one error handler: the documented body, and no internal detail for 5xx (logged instead). */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const apiError = toApiError(error);
+  const apiError = toApiError(error, request.routeOptions?.bodyLimit);
   if (apiError.statusCode >= 500) {
     request.log.error({ err: error }, 'request failed');
   } else {
@@ -209,11 +246,42 @@ export function handleFrameworkError(
   handleError(error, request, reply);
 }
 
-/** The not-found handler: the same body with code `not_found`. */
+/** Methods a route may have, in the order `Allow` lists them. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * The not-found handler: 405 `method_not_allowed` with `Allow` when the path exists with other
+ * methods (people try `GET /api/v1/verify?email=` as other verifiers take it), else 404
+ * `not_found`, both with the same body.
+ */
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): void {
   const path = request.url.split('?', 1)[0] ?? '/';
-  const apiError = notFound(request.method, path.length > 200 ? `${path.slice(0, 200)}…` : path);
-  reply.code(apiError.statusCode).send(errorBody(apiError, request.id));
+  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  const allowed = methodsOf(request, path);
+  const apiError =
+    allowed.length > 0 && !allowed.includes(request.method)
+      ? methodNotAllowed(request.method, shown, allowed)
+      : notFound(request.method, shown);
+  reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError, request.id));
+}
+
+/**
+ * The methods routes take at `path`. The dashboard's catch-all (`GET /*`, whose `*` is the whole
+ * path) does not count: it would make every unknown path a GET one, and unknown paths are 404s.
+ */
+function methodsOf(request: FastifyRequest, path: string): string[] {
+  let whole = path;
+  try {
+    whole = decodeURIComponent(path);
+  } catch {
+    // The router refuses such a path before any handler: nothing to compare.
+  }
+  return METHODS.filter((method) => {
+    const route = request.server.findRoute({ method, url: path });
+    if (route === null) return false;
+    const rest = (route.params as Record<string, string | undefined>)['*'];
+    return rest === undefined || `/${rest}` !== whole;
+  });
 }
 
 /**

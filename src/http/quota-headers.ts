@@ -1,5 +1,5 @@
 /**
- * The rate-limit and quota headers every authenticated response carries (DESIGN §1).
+ * The rate-limit and quota headers every authenticated response carries.
  */
 import type { FastifyReply } from 'fastify';
 import type { RateDecision } from '../usage/ports.ts';

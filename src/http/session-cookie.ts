@@ -1,5 +1,5 @@
 /**
- * The dashboard's session cookie (DESIGN §3.2): `HttpOnly` (no script reads it), `SameSite=Lax`
+ * The dashboard's session cookie: `HttpOnly` (no script reads it), `SameSite=Lax`
  * (not sent on other sites' subrequests), `Secure` behind https, for the whole site.
  */
 

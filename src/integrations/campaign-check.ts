@@ -1,5 +1,5 @@
 /**
- * The pre-campaign check (DESIGN §3.4): a draft campaign's recipients counted by the category a
+ * The pre-campaign check: a draft campaign's recipients counted by the category a
  * previous run or watch wrote back (`MV_STATUS`), those never verified optionally verified now on
  * the account's quota and written back in one platform job, and, when asked, the campaign narrowed
  * to a segment that leaves out the invalid (and risky) ones. Without `exclude` nothing on the
@@ -8,10 +8,18 @@
  * check answers one HTTP request.
  */
 import type { Status } from '../verification/report.ts';
-import type { Campaign, ExcludedSegment, Recipient } from './campaign-ports.ts';
+import type {
+  Campaign,
+  CampaignCheck,
+  DraftCampaign,
+  LastCampaignCheck,
+  Recipient,
+} from './campaign-ports.ts';
 import { type Category, categoryOf } from './categories.ts';
 import type { IntegrationService } from './integration-service.ts';
-import type { MemberResult, ProviderSession, WriteBackOptions } from './ports.ts';
+import type { IntegrationStore, MemberResult, ProviderSession, WriteBackOptions } from './ports.ts';
+
+export type { CampaignCheck } from './campaign-ports.ts';
 
 /** What the check is asked to do. */
 export interface CampaignCheckRequest {
@@ -19,20 +27,6 @@ export interface CampaignCheckRequest {
   verifyUnverified: boolean;
   /** Leave out invalid ones, or risky and invalid ones; null changes nothing on the platform. */
   exclude: 'invalid' | 'risky' | null;
-}
-
-/** What the check found (and did). */
-export interface CampaignCheck {
-  campaignId: string;
-  title: string;
-  audienceId: string;
-  recipients: number;
-  byCategory: Record<Category | 'unverified', number>;
-  /** Recipients verified by this check. */
-  verified: number;
-  excluded: ExcludedSegment | null;
-  /** What was left undone and why (quota, bounds, write errors); null when nothing was. */
-  message: string | null;
 }
 
 /** Why a campaign cannot be checked: no such campaign, no audience chosen yet, or not a draft. */
@@ -71,6 +65,8 @@ export const CAMPAIGN_CHECK_LIMITS: CampaignCheckLimits = {
 
 export interface CampaignCheckDeps {
   integrations: Pick<IntegrationService, 'get' | 'withSession'>;
+  /** Keeps each integration's last check; without it a check is only answered, not kept. */
+  store?: Pick<IntegrationStore, 'saveLastCampaignCheck' | 'lastCampaignCheck'>;
   /**
    * Verifies on the account's quota; null when the quota is used up. `ourFailure`: our own resolver
    * failed, so the result is neither counted nor written back.
@@ -109,7 +105,29 @@ export class CampaignCheckService {
     this.#limits = { ...CAMPAIGN_CHECK_LIMITS, ...deps.limits };
   }
 
-  /** Checks a campaign through the account's integration; null when there is no such integration. */
+  /**
+   * The platform's draft campaigns, newest first, to pick one to check; null when there is no such
+   * integration. A platform without campaigns (its session has no `draftCampaigns`) has none.
+   */
+  async drafts(accountId: string, integrationId: string): Promise<DraftCampaign[] | null> {
+    const integration = await this.#deps.integrations.get(accountId, integrationId);
+    if (integration === null) return null;
+    return this.#deps.integrations.withSession(
+      integration,
+      async (session) => (await session.draftCampaigns?.()) ?? [],
+    );
+  }
+
+  /** The integration's last check, kept (null when it has none yet); undefined when there is no such integration. */
+  async last(accountId: string, integrationId: string): Promise<LastCampaignCheck | null | undefined> {
+    if ((await this.#deps.integrations.get(accountId, integrationId)) === null) return undefined;
+    return (await this.#deps.store?.lastCampaignCheck(accountId, integrationId)) ?? null;
+  }
+
+  /**
+   * Checks a campaign through the account's integration, and keeps it as the integration's last
+   * check; null when there is no such integration.
+   */
   async check(
     accountId: string,
     integrationId: string,
@@ -117,6 +135,22 @@ export class CampaignCheckService {
   ): Promise<CampaignCheck | null> {
     const integration = await this.#deps.integrations.get(accountId, integrationId);
     if (integration === null) return null;
+    const check = await this.#check(accountId, integration, request);
+    await this.#deps.store?.saveLastCampaignCheck({
+      accountId,
+      integrationId,
+      verifyUnverified: request.verifyUnverified,
+      checkedAt: this.#now().toISOString(),
+      check,
+    });
+    return check;
+  }
+
+  #check(
+    accountId: string,
+    integration: NonNullable<Awaited<ReturnType<IntegrationService['get']>>>,
+    request: CampaignCheckRequest,
+  ): Promise<CampaignCheck> {
     return this.#deps.integrations.withSession(integration, async (session) => {
       const campaign = await this.#draft(session, request.campaignId);
       const audienceId = campaign.audienceId as string;
@@ -139,7 +173,7 @@ export class CampaignCheckService {
       byCategory.unverified += overCap + toVerify.length - verified.size;
       if (overCap > 0) {
         notes.push(
-          `At most ${this.#limits.maxVerifications} recipients are verified per check: ${overCap} more were left unverified (a run verifies a whole audience).`,
+          `At most ${recipientWords(this.#limits.maxVerifications)} are verified per check: ${overCap} more ${overCap === 1 ? 'was' : 'were'} left unverified (a run verifies a whole audience).`,
         );
       }
       await this.#writeBack(session, audienceId, [...verified.values()], notes);
@@ -215,14 +249,16 @@ export class CampaignCheckService {
     const left = recipients.length - results.size - failed;
     if (failed > 0) {
       notes.push(
-        `${failed} recipients could not be verified (our DNS resolver failed; not charged): check again later.`,
+        `${recipientWords(failed)} could not be verified (our DNS resolver failed; not charged): check again later.`,
       );
     }
     if (quotaOut) {
-      notes.push(`The monthly verification quota ran out: ${left} recipients were left unverified.`);
+      notes.push(
+        `The monthly verification quota ran out: ${recipientWords(left)} ${left === 1 ? 'was' : 'were'} left unverified.`,
+      );
     } else if (timeOut) {
       notes.push(
-        `Verification stopped after ${Math.round(this.#limits.verifyBudgetMs / 1000)} s: ${left} recipients were left unverified (check again, or run the audience).`,
+        `Verification stopped after ${Math.round(this.#limits.verifyBudgetMs / 1000)} s: ${recipientWords(left)} ${left === 1 ? 'was' : 'were'} left unverified (check again, or run the audience).`,
       );
     }
     return results;
@@ -247,7 +283,9 @@ export class CampaignCheckService {
       const outcome = await session.writeOutcome(job);
       if (outcome !== null) {
         if (outcome.errors.length > 0)
-          notes.push(`${outcome.errors.length} results could not be written back to the platform.`);
+          notes.push(
+            `${outcome.errors.length} ${outcome.errors.length === 1 ? 'result' : 'results'} could not be written back to the platform.`,
+          );
         return;
       }
       if (this.#now().getTime() >= until) {
@@ -261,6 +299,11 @@ export class CampaignCheckService {
   #now(): Date {
     return this.#deps.now?.() ?? new Date();
   }
+}
+
+/** `1 recipient`, `2 recipients`: the notes are read by people. */
+function recipientWords(count: number): string {
+  return `${count} ${count === 1 ? 'recipient' : 'recipients'}`;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,9 +1,49 @@
 /**
- * What the pre-campaign check (DESIGN §3.4) asks of a platform, beside `ProviderSession`'s other
+ * What the pre-campaign check asks of a platform, beside `ProviderSession`'s other
  * methods: a campaign, its recipients, and narrowing them to a segment that leaves some out.
  */
 import type { Status } from '../verification/report.ts';
 import type { Category } from './categories.ts';
+
+/** A draft campaign offered for the check: enough to pick it out. */
+export interface DraftCampaign {
+  id: string;
+  title: string;
+  /** The audience it goes to; null when none was chosen yet (it cannot be checked then). */
+  audienceId: string | null;
+  audienceName: string | null;
+  /** Recipients as the platform counts them now. */
+  recipientCount: number;
+  /** When it was made; null when the platform does not say. */
+  createdAt: string | null;
+}
+
+/** What the check found (and did). */
+export interface CampaignCheck {
+  campaignId: string;
+  title: string;
+  audienceId: string;
+  recipients: number;
+  byCategory: Record<Category | 'unverified', number>;
+  /** Recipients verified by this check. */
+  verified: number;
+  excluded: ExcludedSegment | null;
+  /** What was left undone and why (quota, bounds, write errors); null when nothing was. */
+  message: string | null;
+}
+
+/**
+ * An integration's last check, kept so its owner finds it again (a reload, another device). The
+ * next check of the integration replaces it.
+ */
+export interface LastCampaignCheck {
+  accountId: string;
+  integrationId: string;
+  /** Whether it verified unverified recipients: an exclusion asked afterwards asks the same. */
+  verifyUnverified: boolean;
+  checkedAt: string;
+  check: CampaignCheck;
+}
 
 /** A campaign as the check reads it. */
 export interface Campaign {

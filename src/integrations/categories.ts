@@ -1,5 +1,5 @@
 /**
- * The three categories results are written back under (DESIGN §3.4), whatever the platform: a
+ * The three categories results are written back under, whatever the platform: a
  * sender acts on valid, risky and invalid, not on eight statuses.
  */
 import type { Status } from '../verification/report.ts';

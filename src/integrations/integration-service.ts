@@ -1,5 +1,5 @@
 /**
- * Connecting email platforms to an account and acting through them (DESIGN §3.4). Credentials are
+ * Connecting email platforms to an account and acting through them. Credentials are
  * sealed before they reach the store and opened only to make a session; when the platform refuses
  * them (a revoked key), the integration is marked disconnected with the platform's reason, and
  * every later use says so instead of asking again.

@@ -1,11 +1,18 @@
 /**
- * Ports of the integrations domain (DESIGN §3.4): an email platform behind a provider port
+ * Ports of the integrations domain: an email platform behind a provider port
  * (Mailchimp is its first adapter, `mailchimp/`; another platform is another folder), the store of
  * connected integrations, and the limiter that keeps requests to one platform account under its
  * concurrency limit across processes.
  */
 import type { Status } from '../verification/report.ts';
-import type { Campaign, ExcludedSegment, Exclusion, Recipient } from './campaign-ports.ts';
+import type {
+  Campaign,
+  DraftCampaign,
+  ExcludedSegment,
+  Exclusion,
+  LastCampaignCheck,
+  Recipient,
+} from './campaign-ports.ts';
 
 /** A provider's name in the API and in stored rows (`mailchimp`): the `name` of its adapter. */
 export type ProviderName = string;
@@ -54,6 +61,10 @@ export interface IntegrationStore {
   claimWatchMember(watchId: string, memberId: string, at: string, notSince: string): Promise<boolean>;
   /** Gives back the claim made at `at` (nothing was verified): the member may be claimed again at once. */
   releaseWatchMember(watchId: string, memberId: string, at: string): Promise<void>;
+  /** Keeps `check` as its integration's last pre-campaign check, replacing the one before. */
+  saveLastCampaignCheck(check: LastCampaignCheck): Promise<void>;
+  /** The integration's last pre-campaign check; null when none (or another account's). */
+  lastCampaignCheck(accountId: string, integrationId: string): Promise<LastCampaignCheck | null>;
 }
 
 /** A watched audience: new subscribers are verified and written back as they arrive. */
@@ -180,7 +191,7 @@ export interface MemberQuery {
   count: number;
 }
 
-/** What a run may write back (DESIGN §3.4). */
+/** What a run may write back. */
 export interface WriteBackOptions {
   fields: boolean;
   tags: boolean;
@@ -231,6 +242,11 @@ export interface ProviderSession {
   watch(audienceId: string, url: string): Promise<string>;
   /** Removes the webhook; a webhook already gone is not an error. */
   unwatch(audienceId: string, webhookId: string): Promise<void>;
+  /**
+   * The platform's draft campaigns, newest first (at most a page of them), for the owner to pick
+   * one to check. Absent on a platform without campaigns.
+   */
+  draftCampaigns?(): Promise<DraftCampaign[]>;
   /** The campaign (the pre-campaign check); null when the platform has none of that id. */
   campaign(campaignId: string): Promise<Campaign | null>;
   /** The campaign's recipients a page at a time: its audience's subscribed members within its segment. */

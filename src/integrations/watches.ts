@@ -1,5 +1,5 @@
 /**
- * Watches (DESIGN §3.4): new subscribers of an audience verified and written back as they arrive.
+ * Watches: new subscribers of an audience verified and written back as they arrive.
  * A watch registers a webhook for subscribe events at `/hooks/{provider}/{token}` (Mailchimp's:
  * `/hooks/mailchimp/{token}`), the token 32 random bytes of which only the SHA-256 is stored; the
  * provider reads its own platform's event bodies. An event is trusted for nothing but a hint:

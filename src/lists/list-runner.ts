@@ -1,5 +1,5 @@
 /**
- * Runs one list job from the store (DESIGN §3): walks its pending addresses by domain (so one
+ * Runs one list job from the store: walks its pending addresses by domain (so one
  * domain's addresses share SMTP sessions), charges the key's quota per address before verifying
  * it, saves results as they come, re-checks greylisted addresses after a delay, and completes the
  * list. Everything it knows is in the store, so a run can stop anywhere (pause, cancel, kill -9)
@@ -302,7 +302,7 @@ export class ListRunner {
       await buffer.defer(address.addressKey, result, retryAt);
       return;
     }
-    // DESIGN §1: a result our own DNS failure spoiled is not charged.
+    // A result our own DNS failure spoiled is not charged.
     // Not once the list stopped: its result is not saved, and a usage that moves after a pause or
     // cancel was acknowledged would be a lie (a cancel gives back in-flight charges itself).
     if (isRefundable(result) && state.end !== 'stopped') {

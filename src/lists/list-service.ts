@@ -1,5 +1,5 @@
 /**
- * What the API does with list jobs (DESIGN §3): store an upload as it streams in, move a list
+ * What the API does with list jobs: store an upload as it streams in, move a list
  * between states on its owner's request, and read its results back in upload order. No HTTP here;
  * the routes call it. The work itself is the runner's, reached through the queue.
  */
@@ -11,7 +11,7 @@ import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
 import { recordListEnd } from '../webhooks/events.ts';
 import { type ListStorageLimits, rowAllowance, storedRowsError } from './list-limits.ts';
-import { type ListRecord, type ListStore, listJob, type ResultRow } from './ports.ts';
+import { type ListRecord, type ListStore, listJob, type ResultFilter, type ResultRow } from './ports.ts';
 
 /** One uploaded row, as the upload parsers yield it. */
 export interface IncomingRow {
@@ -200,6 +200,30 @@ export class ListService {
       if (page.length < RESULT_PAGE) return;
       after = page.at(-1)!.rowNumber;
     }
+  }
+
+  /**
+   * One page of a list's rows for people to read: `limit` rows after the first `offset` that
+   * `filter` keeps, and how many it keeps in all. Without a search the total is the list's own
+   * counters (every row, or the rows per status), so paging a large list counts nothing.
+   */
+  async resultPage(
+    list: ListRecord,
+    offset: number,
+    limit: number,
+    filter: ResultFilter,
+  ): Promise<{ rows: ResultRow[]; total: number }> {
+    const { lists } = this.#deps;
+    const searching = filter.search !== undefined && filter.search !== '';
+    const [rows, total] = await Promise.all([
+      lists.resultRowsAt(list.id, offset, limit, filter),
+      searching
+        ? lists.countResultRows(list.id, filter)
+        : filter.statuses === undefined
+          ? list.counts.total
+          : filter.statuses.reduce((sum, status) => sum + list.counts.byStatus[status], 0),
+    ]);
+    return { rows, total };
   }
 
   async #act(

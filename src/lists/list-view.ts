@@ -1,5 +1,5 @@
 /**
- * The public shape of a list job (DESIGN §3), as `GET /api/v1/lists/{id}` answers it and as the
+ * The public shape of a list job, as `GET /api/v1/lists/{id}` answers it and as the
  * completion webhook carries it. One function, so the two can never disagree.
  */
 import type { Status } from '../verification/report.ts';
@@ -19,6 +19,11 @@ export interface ListView {
   progress: number;
   /** Why the list stopped early (quota used up, key revoked), or null. */
   message: string | null;
+  /**
+   * While the list waits for re-checks (greylisted, timed-out or unreachable servers, our DNS
+   * failing), the rows still without a final result and when the next re-check is due; else null.
+   */
+  rechecks: { pending: number; next_at: string } | null;
   webhook_url: string | null;
   created_at: string;
   started_at: string | null;
@@ -42,6 +47,11 @@ export function listView(list: ListRecord): ListView {
     counts: { total, unique, processed, ...statusCounts },
     progress: total === 0 ? (list.state === 'completed' ? 1 : 0) : Math.min(1, processed / total),
     message: list.message,
+    // Waiting means every address left holds a provisional result, so the rows left are those.
+    rechecks:
+      list.recheckAt === undefined
+        ? null
+        : { pending: Math.max(0, total - processed), next_at: list.recheckAt },
     webhook_url: list.webhookUrl,
     created_at: list.createdAt,
     started_at: list.startedAt,

@@ -1,5 +1,5 @@
 /**
- * The store port for list jobs (DESIGN §3). A list's state, its rows and every result live here,
+ * The store port for list jobs. A list's state, its rows and every result live here,
  * never only in the queue, so any process can pick a list up where another stopped. Adapters in
  * `src/adapters/store/` implement it on SQLite and PostgreSQL; one contract suite runs on both.
  */
@@ -52,6 +52,11 @@ export interface ListRecord {
   updatedAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /**
+   * Set only while the list is running and waits for its re-checks (no worker holds it; every
+   * address left has a provisional result): when the first is due. A client sees why it stands still.
+   */
+  recheckAt?: string;
 }
 
 export interface NewList {
@@ -99,6 +104,16 @@ export interface ResultRow {
   email: string;
   fields: string[] | null;
   result: VerificationResult | null;
+}
+
+/**
+ * Which rows of a list's results to show: with `statuses`, only rows whose address has a final
+ * result of one of them; with `search`, only rows whose address (as uploaded) contains it, letters
+ * compared without case.
+ */
+export interface ResultFilter {
+  statuses?: readonly Status[] | undefined;
+  search?: string | undefined;
 }
 
 /** The charge of one batch of a list's addresses against its account's quota and its key's cap. */
@@ -289,6 +304,13 @@ export interface ListStore extends WebhookOutbox {
     limit: number,
     statuses?: readonly Status[],
   ): Promise<ResultRow[]>;
+  /**
+   * One page of the rows `filter` keeps, in upload order: `limit` rows after the first `offset` of
+   * them (the dashboard's results table, which pages back as well as forward).
+   */
+  resultRowsAt(listId: string, offset: number, limit: number, filter: ResultFilter): Promise<ResultRow[]>;
+  /** How many rows `filter` keeps. */
+  countResultRows(listId: string, filter: ResultFilter): Promise<number>;
   /**
    * Other addresses of the list at `domain` (ASCII, lower-case), `limit` at most, in upload order:
    * their local parts, and `confirmed` when the list's result found the mailbox (status VALID).

@@ -1,5 +1,5 @@
 /**
- * The public-address (SSRF) guard of every outbound connection we make: the SMTP probe (DESIGN §2),
+ * The public-address (SSRF) guard of every outbound connection we make: the SMTP probe,
  * webhook deliveries and, next, integrations. A verifier that connects wherever DNS points is a
  * port scanner for anyone who controls a zone, so MX addresses outside the public unicast space
  * are refused unless the operator allows private ones. Ranges come from ipaddr.js `range()`

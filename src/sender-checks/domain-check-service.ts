@@ -3,7 +3,9 @@
  * as `POST /verify` charges, by an atomic conditional update in the store), reports kept for a few
  * minutes per domain and selectors (a cached report is still charged: the cache spares the
  * domain's servers and our egress, not the quota), and a bound on the checks one account runs at
- * once. No HTTP here: the route calls it.
+ * once. A report without a grade because our resolver cannot be trusted is our failure, not an
+ * answer: its unit is given back, as a verification's `dns_error` of ours is. No HTTP here: the
+ * route calls it.
  */
 import { LRUCache } from 'lru-cache';
 import { type Meter, verificationCeiling } from '../usage/meter.ts';
@@ -74,7 +76,11 @@ export class DomainCheckService {
       if (charge.granted === 0) return { kind: 'quota_exceeded', quota };
       if (cached !== undefined) return { kind: 'ok', report: cached, cached: true, quota };
       try {
-        return { kind: 'ok', report: await this.#shared(key, domain, selectors), cached: false, quota };
+        const report = await this.#shared(key, domain, selectors);
+        if (report.grade !== null) return { kind: 'ok', report, cached: false, quota };
+        await this.#deps.usage.refundVerifications(caller, month, 1);
+        const used = { account: charge.used.account - 1, key: charge.used.key - 1 };
+        return { kind: 'ok', report, cached: false, quota: quotaState(ceiling, used, now) };
       } catch (error) {
         // A bug, not an answer: the unit is given back.
         await this.#deps.usage.refundVerifications(caller, month, 1);

@@ -3,8 +3,12 @@
  * kept side by side in one report with the grade (grade.ts) made from them.
  */
 
-/** The checks, in the order they are shown. */
+/**
+ * The checks, in the order they are shown. `resolver` is ours, not the domain's: its one finding
+ * says our resolver cannot be believed, and then stands alone (resolver-trust.ts).
+ */
 export const SENDER_CHECKS = [
+  'resolver',
   'spf',
   'dmarc',
   'dkim',

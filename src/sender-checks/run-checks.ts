@@ -2,7 +2,9 @@
  * Runs the sender-domain checks of one domain: the independent ones at once (SPF, DMARC, DKIM, MX,
  * TLS-RPT), then those that need their answers (MTA-STS needs the MX hosts, BIMI the DMARC policy,
  * the blocklists the MX and SPF addresses), each network step under its own timeout and the whole
- * run under one deadline, after which a check still running is reported as unfinished.
+ * run under one deadline, after which a check still running is reported as unfinished. Beside them,
+ * control queries say whether the resolver can be believed at all: when not, the report has no
+ * grade and one finding, and nothing the resolver said about the domain (resolver-trust.ts).
  */
 import { checkBimi } from './checks/bimi.ts';
 import { checkBlocklists } from './checks/blocklists.ts';
@@ -21,6 +23,7 @@ import {
 } from './finding.ts';
 import { type Grade, gradeOf } from './grade.ts';
 import type { MtaStsPolicyFetcher, MxTlsProbe, SenderDns } from './ports.ts';
+import { type ResolverTrust, resolverTrust, untrustworthyResolver } from './resolver-trust.ts';
 import type { SenderCheckSettings } from './settings.ts';
 
 /** What the checks run on. */
@@ -36,16 +39,20 @@ export interface SenderCheckDeps {
 export interface DomainReport {
   /** The domain checked, in ASCII (A-label) form. */
   domain: string;
-  grade: Grade;
-  /** The points behind the grade (0–100). */
-  score: number;
+  /** Null when the resolver cannot be trusted (`resolver_untrustworthy`): no grade rests on its answers. */
+  grade: Grade | null;
+  /** The points behind the grade (0–100); null with the grade. */
+  score: number | null;
   /** When the checks ran (ISO-8601 UTC). */
   checkedAt: string;
   durationMs: number;
   /** The DKIM selectors looked at, and whether the caller named them. */
   dkimSelectors: string[];
   dkimSelectorsGiven: boolean;
-  /** False when a lookup failed or a check did not finish: the grade then rests on part of the facts. */
+  /**
+   * False when a lookup failed or a check did not finish (the grade then rests on part of the
+   * facts), or when the resolver cannot be trusted (then there is no grade).
+   */
   complete: boolean;
   counts: Record<SenderFinding['status'], number>;
   findings: SenderFinding[];
@@ -73,8 +80,31 @@ export async function runSenderChecks(
   const dkimSelectors = given
     ? [...new Set(selectors.map((each) => each.toLowerCase()))]
     : [...COMMON_SELECTORS];
+  const report = (
+    findings: SenderFinding[],
+    grade: Grade | null,
+    score: number | null,
+    complete: boolean,
+  ): DomainReport => ({
+    domain,
+    grade,
+    score,
+    checkedAt: (deps.now ?? (() => new Date()))().toISOString(),
+    durationMs: Math.round(performance.now() - started),
+    dkimSelectors,
+    dkimSelectorsGiven: given,
+    complete,
+    counts: countFindings(findings),
+    findings,
+  });
   try {
     const { dns } = deps;
+    let trust: ResolverTrust | undefined;
+    const trusting = resolverTrust(dns, settings.controlNames).then((verdict) => {
+      trust = verdict;
+      // Nothing the checks would still find could be believed: they stop at once.
+      if (!verdict.trusted) stop();
+    });
     const [spf, dmarc, dkim, mx, tlsRpt] = await Promise.all([
       bounded(checkSpf(dns, domain)),
       bounded(checkDmarc(dns, domain)),
@@ -82,6 +112,11 @@ export async function runSenderChecks(
       bounded(checkMx(dns, deps.tlsProbe, settings, domain, controller.signal)),
       bounded(checkTlsRpt(dns, domain)),
     ]);
+    // The verdict comes with the first control that answers, sooner than the MX hosts' STARTTLS.
+    await bounded(trusting);
+    if (trust?.trusted === false) {
+      return report([untrustworthyResolver(domain, trust.controls)], null, null, false);
+    }
     const mxHosts = mx === 'late' ? [] : mx.hosts;
     const [mtaSts, bimi, blocklists] = await Promise.all([
       bounded(
@@ -116,18 +151,7 @@ export async function runSenderChecks(
       ...or('blocklists', blocklists),
     ]);
     const { grade, score } = gradeOf(findings);
-    return {
-      domain,
-      grade,
-      score,
-      checkedAt: (deps.now ?? (() => new Date()))().toISOString(),
-      durationMs: Math.round(performance.now() - started),
-      dkimSelectors,
-      dkimSelectorsGiven: given,
-      complete: !findings.some((item) => isIncomplete(item.code)),
-      counts: countFindings(findings),
-      findings,
-    };
+    return report(findings, grade, score, !findings.some((item) => isIncomplete(item.code)));
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);

@@ -15,6 +15,11 @@ export interface SenderCheckSettings {
   ipZones: readonly string[];
   /** Domain blocklist zones (MAILVET_DNSBL_DOMAIN_ZONES). */
   domainZones: readonly string[];
+  /**
+   * Names whose MX must exist (MAILVET_DNS_CONTROL_NAMES): when none is found, the resolver is not
+   * believed and no grade is given; empty turns the control off.
+   */
+  controlNames: readonly string[];
   /** MX hosts looked at, best preference first, and addresses dialled per host. */
   maxMxHosts: number;
   addressesPerHost: number;

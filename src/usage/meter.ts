@@ -1,6 +1,6 @@
 /**
  * What a request or a list is measured against: its account's figures (the plan with an
- * operator's overrides), shared by all its keys, and the key's own lower caps (DESIGN §3.2).
+ * operator's overrides), shared by all its keys, and the key's own lower caps.
  */
 import { effectiveLimits, type Plan } from '../accounts/plans.ts';
 import type { Account, AccountStore, ApiKeyRecord, Figures } from '../accounts/ports.ts';

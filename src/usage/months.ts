@@ -1,5 +1,5 @@
 /**
- * Calendar months in UTC: quotas count per month and reset at its end (DESIGN §1).
+ * Calendar months in UTC: quotas count per month and reset at its end.
  */
 
 /** A month of usage, `YYYY-MM` in UTC. */

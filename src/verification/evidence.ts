@@ -1,5 +1,5 @@
 /**
- * The result's `evidence` (DESIGN §3.5): which MX host and address the probe talked to, the
+ * The result's `evidence`: which MX host and address the probe talked to, the
  * provider running it, the reply that decided, and the catch-all probe — so every verdict says
  * why. Derived from the report alone; where a stage did not run, its fields are null or empty.
  */

@@ -1,5 +1,5 @@
 /**
- * The verification pipeline (DESIGN §2):
+ * The verification pipeline:
  * normalize → syntax → lists → suggestions → DNS → SMTP probe → scoring.
  * Each stage returns its own value; the report keeps them all; a decisive failure skips the rest.
  */

@@ -1,5 +1,5 @@
 /**
- * The one rule for giving a verification unit back (DESIGN §1, "Bulk, quota and rate limit"): a
+ * The one rule for giving a verification unit back (docs/api.md, "Quota and rate limit"): a
  * result is free only when its `dns_error` was our own resolver's failure. A SERVFAIL or timeout
  * from a domain's own zone while our resolver answers its control queries is charged: anyone can
  * run a zone that fails, and verification must not become free by pointing at one.

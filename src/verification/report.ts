@@ -1,6 +1,6 @@
 /**
  * The verification report: every stage's own result side by side, and the public result shape
- * (DESIGN §1) derived from it. Scoring reads only this report.
+ * derived from it. Scoring reads only this report.
  */
 
 /** The SMTP verdict exposed as `checks.smtp`. */
@@ -13,7 +13,7 @@ export type SmtpVerdict =
   | 'unknown'
   | 'skipped';
 
-/** The public status (DESIGN §1, "Status and score"). */
+/** The public status (docs/api.md, "Status and score"). */
 export type Status =
   | 'VALID'
   | 'PROBABLY_VALID'
@@ -35,7 +35,7 @@ const STATUSES: Record<Status, true> = {
   DISPOSABLE: true,
   ROLE_BASED: true,
 };
-/** Every status, in the order of DESIGN's table. */
+/** Every status, in the order of the status table (docs/api.md). */
 export const STATUS_NAMES = Object.keys(STATUSES) as Status[];
 
 /** The documented `reason` codes. Add codes only with documentation. */
@@ -271,7 +271,7 @@ export interface SmtpReplyEvidence {
   message: string;
 }
 
-/** What the verdict rests on (DESIGN §3.5): where the probe went and what it was told. */
+/** What the verdict rests on: where the probe went and what it was told. */
 export interface Evidence {
   mx_host: string | null;
   mx_address: string | null;
@@ -288,11 +288,11 @@ export interface Evidence {
 /**
  * Internal mark on a result whose DNS lookup failed through our own fault (see `isRefundable`).
  * A symbol key: JSON, the API's serializer and the stores never see it, so the public shape stays
- * DESIGN's; a copy made with spread keeps it.
+ * the documented one; a copy made with spread keeps it.
  */
 export const OUR_DNS_FAILURE: unique symbol = Symbol('mailvet.ourDnsFailure');
 
-/** The public verification result (DESIGN §1). */
+/** The public verification result. */
 export interface VerificationResult {
   email: string;
   checks: {

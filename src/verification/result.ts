@@ -1,6 +1,6 @@
 /**
- * Shapes a report and its verdict into the public result of DESIGN §1. The booleans follow the
- * "likely" reading DESIGN gives `mailbox_exists`: only what a check disproved is reported false.
+ * Shapes a report and its verdict into the public result (docs/api.md). The booleans follow the
+ * "likely" reading the contract gives `mailbox_exists`: only what a check disproved is reported false.
  */
 import { evidenceOf } from './evidence.ts';
 import {
@@ -41,7 +41,7 @@ export function toVerificationResult(report: VerificationReport, verdict: Verdic
     duration_ms: Math.max(0, Math.round(report.durationMs)),
     evidence: evidenceOf(report),
   };
-  // A failure no health check disowned is ours (DESIGN's "our DNS lookup failed" row).
+  // A failure no health check disowned is ours (the status table's "our DNS lookup failed" row).
   if (dns?.outcome === 'error' && dns.ours !== false) result[OUR_DNS_FAILURE] = true;
   return result;
 }
@@ -49,7 +49,7 @@ export function toVerificationResult(report: VerificationReport, verdict: Verdic
 function publicSmtpVerdict(report: VerificationReport): SmtpVerdict {
   const smtp = report.smtp;
   if (smtp === null) return 'skipped';
-  // DESIGN: "a catch-all domain gives `catch_all`", even when the server said 250 for the address.
+  // The contract: "a catch-all domain gives `catch_all`", even when the server said 250 for the address.
   if (smtp.verdict === 'deliverable' && smtp.catchAll === true) return 'catch_all';
   return smtp.verdict;
 }

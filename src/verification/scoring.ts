@@ -1,5 +1,5 @@
 /**
- * Scoring: one pure function from a report to a verdict. The rules are DESIGN §1's table, in its
+ * Scoring: one pure function from a report to a verdict. The rules are the status table of docs/api.md, in its
  * order: the first rule that matches decides the status, base score and reason; modifiers then
  * lower the score for signs of a mistyped or unusual address.
  */
@@ -12,7 +12,7 @@ import type {
   VerificationReport,
 } from './report.ts';
 
-/** Base scores per rule (DESIGN defaults). Kept as data so tests and docs read one table. */
+/** Base scores per rule (the documented defaults). Kept as data so tests and docs read one table. */
 export const BASE_SCORES = {
   syntaxInvalid: 0,
   domainNotFound: 2,
@@ -41,7 +41,7 @@ export const BASE_SCORES = {
  */
 export const CATCH_ALL_BAND = { low: 40, high: 85 } as const;
 
-/** Score modifiers (DESIGN §1). */
+/** Score modifiers. */
 export const MODIFIERS = {
   typoSuggestion: -25,
   quotedOrLiteral: -15,

@@ -53,3 +53,38 @@ test('the sweep deletes expired sessions, keeps live ones, and logs only how man
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test('the sweep deletes emailed links nobody followed in time, and keeps live ones', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-sweep-'));
+  const store = await openStore({ dataDir });
+  try {
+    const account = await store.createAccount({ name: 'Swept links', plan: 'free' });
+    const user = await store.users.createUser({
+      accountId: account.id,
+      email: 'b@example.com',
+      passwordHash: 'h',
+    });
+    assert.ok(user !== null);
+    const link = (tokenHash: string, purpose: 'confirm_email' | 'reset_password', expiresAt: string) =>
+      store.users.createUserToken({ userId: user.id, purpose, tokenHash, createdAt: expiresAt, expiresAt });
+    await link('stale', 'reset_password', '2026-11-25T00:00:00.000Z');
+    await link('live', 'confirm_email', '2026-11-27T00:00:00.000Z');
+    const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+    const now = '2026-11-26T00:00:00.000Z';
+    await sessionSweepTask({
+      users: store.users,
+      now: () => new Date(now),
+      log: (_level, message, fields) => logged.push({ message, fields }),
+    }).run();
+    assert.deepEqual(logged, [{ message: 'expired emailed links removed', fields: { removed: 1 } }]);
+    // The stale one is gone (a later take finds nothing even before its expiry); the live one works.
+    assert.equal(
+      await store.users.takeUserToken('stale', 'reset_password', '2026-01-01T00:00:00.000Z'),
+      null,
+    );
+    assert.equal(await store.users.takeUserToken('live', 'confirm_email', now), user.id);
+  } finally {
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});

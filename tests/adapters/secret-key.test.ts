@@ -1,5 +1,5 @@
 /**
- * The server secret (DESIGN §6): from MAILVET_SECRET_KEY, or generated once into the data dir
+ * The server secret: from MAILVET_SECRET_KEY, or generated once into the data dir
  * (embedded mode) — the same key on every later start, and the same key for processes that race
  * on a fresh data dir — and required in scale-out. Then the subkeys derived from it.
  */

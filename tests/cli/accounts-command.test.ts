@@ -1,5 +1,5 @@
 /**
- * The operators' commands (DESIGN §3.2, §5): `accounts create|list|update`, `users create`, and
+ * The operators' commands: `accounts create|list|update`, `users create`, and
  * `keys create --account` / `keys update` making a key's own caps. Run as a user would, through
  * bin/mailvet on a fresh data directory; the results are checked in the store.
  */

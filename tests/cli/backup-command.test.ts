@@ -1,5 +1,5 @@
 /**
- * `mailvet backup --out FILE` (DESIGN §5), run as an operator would: spawned through bin/mailvet
+ * `mailvet backup --out FILE`, run as an operator would: spawned through bin/mailvet
  * while a `mailvet serve` child works on the same data directory and keeps writing (verifications
  * charge the quota, lists are uploaded); then the backup is restored into a new data directory
  * and a new server proves over HTTP that the key, the list and its rows came back, and that the

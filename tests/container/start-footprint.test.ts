@@ -15,7 +15,16 @@ import { fileURLToPath } from 'node:url';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 
 const SCRIPT = fileURLToPath(new URL('./loaded-packages.ts', import.meta.url));
-const ON_DEMAND = ['pg', 'ioredis', 'bullmq', '@node-rs/argon2', 'undici', 'prom-client', 'socks'];
+const ON_DEMAND = [
+  'pg',
+  'ioredis',
+  'bullmq',
+  '@node-rs/argon2',
+  'undici',
+  'prom-client',
+  'socks',
+  'nodemailer',
+];
 
 let dataDir: string;
 before(async () => {
@@ -46,7 +55,12 @@ function packagesLoaded(env: Record<string, string>): Promise<{ healthz: number;
 
 describe('what a server loads at start', () => {
   it('embedded: no database or Redis drivers, no queue library, nothing only some requests need', async () => {
-    const { healthz, packages } = await packagesLoaded({ MAILVET_DATA_DIR: dataDir });
+    // With a mail relay set: nodemailer waits for the first message.
+    const { healthz, packages } = await packagesLoaded({
+      MAILVET_DATA_DIR: dataDir,
+      MAILVET_MAIL_URL: 'smtp://127.0.0.1:2525?tls=none',
+      MAILVET_MAIL_FROM: 'no-reply@example.com',
+    });
     assert.equal(healthz, 200);
     // The hook sees imports: the packages an embedded server does need are there.
     for (const needed of ['fastify', 'better-sqlite3', 'kysely'])

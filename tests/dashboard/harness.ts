@@ -835,7 +835,7 @@ export const SCREENS: readonly Screen[] = [
         await card.getByRole('region', { name: `Validate “${audience}”` }).waitFor();
         await card.getByRole('button', { name: 'New schedule' }).click();
         await card.getByRole('region', { name: 'New schedule' }).waitFor();
-        await card.getByLabel('Campaign ID').fill(campaignId);
+        await card.getByLabel('Draft campaign').selectOption(campaignId);
         await card.getByRole('button', { name: 'Check campaign' }).click();
         await card.getByRole('table', { name: 'Recipients by category' }).waitFor();
         await page

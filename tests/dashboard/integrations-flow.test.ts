@@ -4,8 +4,9 @@
  * progress live to its end (its counts the audience's, the members' fields and tags written in
  * Mailchimp, its results a list), see a dry run change nothing, see a second run of an audience
  * refused while one goes and cancel that one, create a schedule (a bad cron expression refused
- * beside its field), see its next run, change, pause, resume and delete it, then check a draft
- * campaign and leave its invalid recipients out. Steps run in order and share one signed-in page.
+ * beside its field), see its next run, change, pause, resume and delete it, then pick a draft
+ * campaign, check it, find the check again after a reload, and leave its invalid recipients out
+ * once that is confirmed. Steps run in order and share one signed-in page.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it, test } from 'node:test';
@@ -454,20 +455,35 @@ if (dashboard.executablePath === null) {
 
     describe('pre-campaign check', () => {
       let campaign: EmulatedCampaign;
+      let single: EmulatedCampaign;
       const check = () => card().getByRole('region', { name: 'Pre-campaign check' });
-      const result = () => check().getByRole('region', { name: 'Campaign “Spring sale”' });
+      const result = (title = 'Spring sale') => check().getByRole('region', { name: `Campaign “${title}”` });
+      const picker = () => check().getByRole('combobox', { name: 'Draft campaign' });
 
       before(() => {
         // A subscriber who joined after the runs: never verified.
         mailchimp.addMember(newsletter, { email: 'user7@accept.test' });
         campaign = mailchimp.addCampaign(shop, { audience: newsletter, title: 'Spring sale' });
+        mailchimp.addCampaign(shop, { audience: newsletter, title: 'Last week', status: 'sent' });
+        // Two recipients, one of them invalid: the counts that read "1 member", "1 recipient".
+        const pair = mailchimp.addAudience(shop, { name: 'Pair' });
+        mailchimp.addMember(pair, { email: 'user8@accept.test' });
+        mailchimp.addMember(pair, { email: 'ghost8@accept.test' });
+        single = mailchimp.addCampaign(shop, { audience: pair, title: 'Just one' });
       });
 
-      it('says beside the field when Mailchimp has no such campaign', async () => {
-        await check().getByLabel('Campaign ID').fill('no-such-campaign');
-        await check().getByRole('button', { name: 'Check campaign' }).click();
-        await check().getByText('No such campaign in this Mailchimp account').waitFor();
-        assert.equal(await check().getByLabel('Campaign ID').getAttribute('aria-invalid'), 'true');
+      it('offers the drafts to pick from, none typed: a sent campaign is not one', async () => {
+        // The drafts were made after the page read them: it looks again when asked.
+        await check()
+          .getByRole('button', { name: /^Look (again|for new drafts)$/ })
+          .click();
+        await picker().waitFor();
+        const options = await picker().getByRole('option').allTextContents();
+        assert.deepEqual(options.sort(), [
+          'Just one: to Pair, 2 recipients',
+          `Spring sale: to Newsletter, ${NEWSLETTER.length + 1} recipients`,
+        ]);
+        assert.equal(await check().getByRole('textbox').count(), 0, 'no campaign ID to type');
       });
 
       it('counts a draft campaign’s recipients by category, verifying the unverified one, and changes no recipients', async () => {
@@ -475,8 +491,7 @@ if (dashboard.executablePath === null) {
           await check().getByRole('checkbox', { name: 'Verify unverified recipients' }).isChecked(),
           true,
         );
-        assert.equal(await check().getByRole('radio', { name: 'Nobody: only count them' }).isChecked(), true);
-        await check().getByLabel('Campaign ID').fill(campaign.id);
+        await picker().selectOption(campaign.id);
         await check().getByRole('button', { name: 'Check campaign' }).click();
         await result().waitFor();
         const recipients = NEWSLETTER.length + 1;
@@ -499,8 +514,38 @@ if (dashboard.executablePath === null) {
         assert.equal(mailchimp.campaign(campaign).savedSegmentId, undefined, 'the campaign is untouched');
       });
 
-      it('leaves the invalid recipients out as a second step: the campaign goes to the new segment', async () => {
+      it('shows the last check again after a reload', async () => {
+        await page.reload();
+        await heading(page, 'Integrations').waitFor();
+        await result()
+          .getByText(`${NEWSLETTER.length + 1} recipients; 1 of them verified by this check.`)
+          .waitFor();
+        await result()
+          .getByText(/^Checked /)
+          .waitFor();
+        const invalid = result().getByRole('row', { name: /^Invalid/ });
+        assert.equal(await invalid.locator('td').textContent(), String(count('invalid')));
+      });
+
+      it('asks before leaving the invalid recipients out, and changes nothing when told no', async () => {
         await result().getByRole('button', { name: 'Exclude invalid from this campaign' }).click();
+        await result()
+          .getByText(
+            `Leave ${count('invalid')} invalid recipients out of “Spring sale”? The campaign will go to a segment without them; no contact is removed from Mailchimp.`,
+          )
+          .waitFor();
+        await result().getByRole('button', { name: 'No, keep it' }).click();
+        await result().getByRole('button', { name: 'Exclude invalid from this campaign' }).waitFor();
+        assert.equal(mailchimp.campaign(campaign).savedSegmentId, undefined, 'the campaign is untouched');
+        assert.equal(
+          mailchimp.segments(newsletter).some((each) => each.name.startsWith('Mailvet: Spring sale')),
+          false,
+        );
+      });
+
+      it('leaves the invalid recipients out once confirmed: the campaign goes to the new segment', async () => {
+        await result().getByRole('button', { name: 'Exclude invalid from this campaign' }).click();
+        await result().getByRole('button', { name: 'Yes, leave them out' }).click();
         const status = result().getByRole('status');
         await status.getByText(/now goes to the segment/).waitFor();
         const segmentName = 'Mailvet: Spring sale without invalid';
@@ -524,6 +569,23 @@ if (dashboard.executablePath === null) {
         assert.equal(segment.memberEmails.length, kept);
         for (const email of invalid) assert.ok(!segment.memberEmails.includes(email), `${email} left out`);
         assert.ok(segment.memberEmails.includes('user7@accept.test'));
+      });
+
+      it('words one of a kind in the singular: 1 member, 1 recipient, 1 invalid recipient', async () => {
+        await picker().selectOption(single.id);
+        await check().getByRole('button', { name: 'Check campaign' }).click();
+        await result('Just one').getByText('2 recipients; 2 of them verified by this check.').waitFor();
+        await result('Just one').getByRole('button', { name: 'Exclude invalid from this campaign' }).click();
+        await result('Just one')
+          .getByText(/^Leave 1 invalid recipient out of “Just one”\?/)
+          .waitFor();
+        await result('Just one').getByRole('button', { name: 'Yes, leave them out' }).click();
+        const status = result('Just one').getByRole('status');
+        await status.getByText(/now goes to the segment/).waitFor();
+        assert.equal(
+          await status.textContent(),
+          'The campaign now goes to the segment “Mailvet: Just one without invalid”: 1 member, 1 recipient left out.',
+        );
       });
     });
 

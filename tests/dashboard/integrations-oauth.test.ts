@@ -1,5 +1,5 @@
 /**
- * Connecting Mailchimp by OAuth in Chromium (DESIGN §3.4), against a real `mailvet serve` set up as
+ * Connecting Mailchimp by OAuth in Chromium, against a real `mailvet serve` set up as
  * the emulator's registered app: the Integrations page offers a "Connect Mailchimp" link (the key
  * form's button is then "Connect with API key"); the browser goes to the emulator's consent page
  * (another site, as login.mailchimp.com is) and back to the callback, and the page names the account

@@ -319,6 +319,64 @@ if (dashboard.executablePath === null) {
       assert.equal(list.counts.valid, 120);
     });
 
+    it('shows the list’s rows on its page: 25 a page, paged, by status, searched by address', async () => {
+      const list = (await (await keyFetch(server.url, apiKey, `/lists/${listId}`)).json()) as ListBody;
+      await page.getByRole('article', { name: 'contacts' }).getByRole('link', { name: 'contacts' }).click();
+      await heading(page, 'contacts').waitFor();
+      const rows = page.getByRole('region', { name: 'Results table' }).getByRole('row');
+      const range = page.getByRole('status').filter({ hasText: /^(Rows|No)/ });
+      const cells = async (index: number) => rows.nth(index).locator('th, td').allTextContents();
+      /** The Status cell of each row shown, once each. */
+      const statusesShown = async () => {
+        const shown = new Set<string>();
+        for (const row of (await rows.all()).slice(1))
+          shown.add((await row.locator('td').nth(1).textContent()) ?? '');
+        return [...shown];
+      };
+
+      await range.getByText(`Rows 1–25 of ${list.counts.total}`).waitFor();
+      assert.equal(await rows.count(), 26, 'a header and 25 rows');
+      assert.deepEqual((await cells(1)).slice(0, 4), ['1', 'user1@accept.test', 'Valid', '100']);
+      const previous = page.getByRole('button', { name: 'Previous' });
+      const next = page.getByRole('button', { name: 'Next' });
+      assert.ok(await previous.isDisabled(), 'no page before the first');
+      await next.click();
+      await range.getByText(`Rows 26–50 of ${list.counts.total}`).waitFor();
+      assert.equal((await cells(1))[0], '26');
+      await previous.click();
+      await range.getByText(`Rows 1–25 of ${list.counts.total}`).waitFor();
+
+      await page.getByLabel('Status', { exact: true }).selectOption({ label: 'Invalid' });
+      await range.getByText(`Rows 1–25 of ${list.counts.invalid}`).waitFor();
+      assert.deepEqual(await statusesShown(), ['Invalid']);
+      assert.equal((await cells(1))[1], 'ghost1@accept.test');
+
+      await page.getByLabel('Status', { exact: true }).selectOption({ label: 'All statuses' });
+      await page.getByLabel('Search addresses').fill('GHOST1@');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await range.getByText('Rows 1–1 of 1').waitFor();
+      assert.deepEqual((await cells(1)).slice(1, 3), ['ghost1@accept.test', 'Invalid']);
+      assert.equal(await next.count(), 0, 'one page: no paging');
+      await page.getByLabel('Search addresses').fill('%');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await range.getByText('No address contains “%”.').waitFor();
+      assert.equal(await rows.count(), 0);
+    });
+
+    it('downloads the clean list (Valid and Probably valid rows) in one click', async () => {
+      const list = (await (await keyFetch(server.url, apiKey, `/lists/${listId}`)).json()) as ListBody;
+      const link = page.getByRole('link', { name: 'Download clean list' });
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      const text = await readFile(await download.path(), 'utf8');
+      const records = parse(text, { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>;
+      assert.equal(records.length, (list.counts.valid ?? 0) + (list.counts.probably_valid ?? 0));
+      assert.deepEqual([...new Set(records.map((record) => record.mailvet_status))].sort(), [
+        'PROBABLY_VALID',
+        'VALID',
+      ]);
+      await navigate(page, 'Lists');
+    });
+
     it('deletes the list only once the deletion is confirmed', async () => {
       const card = page.getByRole('article', { name: 'contacts' });
       await card.getByRole('button', { name: 'Delete', exact: true }).click();
@@ -495,12 +553,16 @@ if (dashboard.executablePath === null) {
         assert.deepEqual(await cells('Newsletter'), ['Newsletter', '1,205', 'Never', '', 'Validate now']);
         assert.deepEqual(await cells('Customers'), ['Customers', '3', 'Never', '', 'Validate now']);
         assert.equal(await card().getByRole('row').count(), 3, 'a header row and one row per audience');
-        // Runs, schedules and the campaign check are tested in integrations-flow.test.ts.
+        // Runs, schedules and the campaign check are tested in integrations-flow.test.ts. This
+        // account has no draft campaign: the check offers to look again rather than a form.
+        await card()
+          .getByText(/^No draft campaigns in this account/)
+          .waitFor();
         assert.deepEqual(await card().getByRole('button').allTextContents(), [
           'Validate now',
           'Validate now',
           'New schedule',
-          'Check campaign',
+          'Look again',
           'Disconnect',
         ]);
         assert.ok(!(await page.content()).includes(shop.apiKey), 'the key is nowhere on the page');

@@ -20,12 +20,11 @@ test('docs/api.md lists every error code with its status, and no other', async (
   );
 });
 
-test("Fastify's body-parsing errors become 400 bad_request; unknown errors 500 internal_error", () => {
+test("Fastify's body-parsing errors become 400 bad_request, a body over the limit 413; unknown errors 500 internal_error", () => {
   const fastifyError = (code: string, statusCode: number) =>
     Object.assign(new Error('detail'), { code, statusCode });
   for (const code of [
     'FST_ERR_CTP_INVALID_MEDIA_TYPE',
-    'FST_ERR_CTP_BODY_TOO_LARGE',
     'FST_ERR_CTP_EMPTY_JSON_BODY',
     'FST_ERR_CTP_INVALID_JSON_BODY',
     'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
@@ -35,6 +34,10 @@ test("Fastify's body-parsing errors become 400 bad_request; unknown errors 500 i
     assert.equal(mapped.statusCode, 400);
     assert.notEqual(mapped.message, 'detail');
   }
+  const tooLarge = toApiError(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413), 64 * 1024);
+  assert.equal(tooLarge.code, 'payload_too_large');
+  assert.equal(tooLarge.statusCode, 413);
+  assert.equal(tooLarge.message, 'The request body is larger than the 64 KB this endpoint accepts');
   assert.equal(toApiError(fastifyError('FST_ERR_BAD_URL', 400)).code, 'bad_request');
   assert.equal(toApiError(fastifyError('FST_ERR_NOT_FOUND', 404)).code, 'not_found');
   const internal = toApiError(new TypeError('secret detail'));
@@ -53,7 +56,12 @@ test('validation errors map to API fields', () => {
   const mapped = toApiError(Object.assign(new Error('body/emails/3 must be string'), { validation }));
   assert.equal(mapped.code, 'validation_failed');
   assert.equal(mapped.statusCode, 422);
-  assert.deepEqual(mapped.errors, [{ field: 'emails[3]', message: 'Invalid email format' }]);
+  assert.deepEqual(mapped.errors, [{ field: 'emails[3]', message: 'Must be a string' }]);
+  assert.deepEqual(
+    fieldErrorsOf([{ keyword: 'minLength', instancePath: '/emails/3', schemaPath: '', params: {} }]),
+    [{ field: 'emails[3]', message: 'Invalid email format' }],
+    'a string that is no address',
+  );
   assert.deepEqual(
     fieldErrorsOf([
       { keyword: 'required', instancePath: '', schemaPath: '', params: { missingProperty: 'email' } },

@@ -50,7 +50,7 @@ export const REFUSED_AUTH = [
   'Bearer null',
   'Bearer undefined',
 ];
-/** Credentials whose acceptance DESIGN leaves open (the scheme is case-insensitive per RFC 9110). */
+/** Credentials whose acceptance the contract leaves open (the scheme is case-insensitive per RFC 9110). */
 export const LENIENT_AUTH = [
   'bearer {key}',
   'BEARER {key}',

@@ -1,6 +1,6 @@
 /**
  * The hostile-input harness checks itself: its response checks must catch what they are meant to,
- * its oracle must read bodies as DESIGN §1 does, and a seed must always give the same cases.
+ * its oracle must read bodies as docs/api.md does, and a seed must always give the same cases.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -118,7 +118,7 @@ test('the checks catch 5xx, foreign error bodies, missing ids and malformed resu
   );
 });
 
-test('the oracle reads bodies as DESIGN §1 does', () => {
+test('the oracle reads bodies as docs/api.md does', () => {
   const expect = (text: string | Buffer, endpoint: 'verify' | 'bulk' = 'verify') =>
     expectFromJsonBody(endpoint, typeof text === 'string' ? Buffer.from(text) : text);
   assert.deepEqual(expect('[]').statuses, [400]);

@@ -1,5 +1,5 @@
 /**
- * Checks every hostile response must pass (DESIGN §1): never a 5xx, an `X-Request-Id` on every
+ * Checks every hostile response must pass: never a 5xx, an `X-Request-Id` on every
  * response, the documented error body on every 4xx, a well-formed verification result on every 200.
  * Each check returns the problems it found, so one run reports every failing case at once.
  */
@@ -13,7 +13,7 @@ export interface SeenResponse {
   body: string;
 }
 
-/** DESIGN §1's error codes, by status. */
+/** The documented error codes, by status. */
 export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
   400: ['bad_request'],
   401: ['unauthorized'],
@@ -22,11 +22,14 @@ export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
   500: ['internal_error'],
 };
 
-/** Statuses DESIGN does not list but a server must give: an unknown path or method, a client too
- * slow to send its request. docs/api.md documents these codes beside DESIGN's. */
+/** Statuses the core contract does not list but a server must give: an unknown path, a method the
+ * path does not take, a client too slow to send its request, a body over the limit. docs/api.md
+ * documents these codes beside the core ones. */
 const UNLISTED_CODES: Readonly<Record<number, readonly string[]>> = {
   404: ['not_found'],
+  405: ['method_not_allowed'],
   408: ['request_timeout'],
+  413: ['payload_too_large'],
 };
 
 const STATUSES = [
@@ -133,7 +136,7 @@ export function errorBodyProblems(
   if (response.status === 401 && !/^Bearer\b/.test(header(response, 'www-authenticate') ?? '')) {
     problems.push('401 without WWW-Authenticate: Bearer');
   }
-  // DESIGN: `errors` is [] where no field is at fault, which is every status but 422.
+  // The contract: `errors` is [] where no field is at fault, which is every status but 422.
   if (response.status === 422) problems.push(...validationProblems(body.errors as unknown[], expectation));
   else if (body.errors.length > 0) problems.push(`errors not empty on ${response.status}`);
   return problems;
@@ -197,7 +200,7 @@ function bulkBodyProblems(response: SeenResponse, expectation: Expectation): str
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const mustBeInvalid = (email: string) => LONE_SURROGATE.test(email) || !email.includes('@');
 
-/** A verification result exactly as DESIGN §1 lists it: every field present, nothing else. */
+/** A verification result exactly as docs/api.md lists it: every field present, nothing else. */
 export function resultProblems(value: unknown, where: string): string[] {
   if (!isObject(value)) return [`${where} is not an object`];
   const problems: string[] = [];

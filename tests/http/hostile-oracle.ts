@@ -1,5 +1,5 @@
 /**
- * What the contract (DESIGN §1) allows for a request, worked out from its JSON body alone, and the
+ * What the contract allows for a request, worked out from its JSON body alone, and the
  * checks every response must pass. The oracle reads the body the way the server must: bytes decoded
  * as UTF-8 (invalid sequences become U+FFFD), then JSON.
  */
@@ -46,7 +46,7 @@ export function expectFromJsonBody(endpoint: Endpoint, body: Buffer): Expectatio
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { statuses: [400] };
   const object = value as Record<string, unknown>;
   let expectation = endpoint === 'verify' ? expectVerify(object, exact) : expectBulk(object, exact);
-  // Prototype keys may be refused as a bad body or dropped (secure JSON parsing): DESIGN settles
+  // Prototype keys may be refused as a bad body or dropped (secure JSON parsing): the contract settles
   // neither. Other unknown properties are ignored (the API's schemas say so).
   if (hasPrototypeKeys(value)) expectation = alsoAllow(expectation, 400);
   if (bom) expectation = alsoAllow(expectation, 400);
@@ -55,7 +55,7 @@ export function expectFromJsonBody(endpoint: Endpoint, body: Buffer): Expectatio
 
 type ValueVerdict = 'good' | 'bad' | 'either';
 
-/** DESIGN §1: a non-empty string of at most 1024 characters. Counting code points or code units, and
+/** The contract: a non-empty string of at most 1024 characters. Counting code points or code units, and
  * whether white space alone is "empty", are left open: those cases may go either way. */
 function addressValue(value: unknown): ValueVerdict {
   if (typeof value !== 'string' || value.length === 0) return 'bad';

@@ -9,7 +9,7 @@ import type { HostileCase } from './hostile-generators.ts';
 import { alsoAllow } from './hostile-oracle.ts';
 import { rawExchange, requestBytes } from './hostile-raw-http.ts';
 
-/** What the 200s seen must have cost the key (DESIGN §1: per unique address, dns_error given back). */
+/** What the 200s seen must have cost the key (per unique address, dns_error given back). */
 export interface UsageLedger {
   verifications: number;
   bulkRequests: number;

@@ -1,5 +1,5 @@
 /**
- * The monthly quota is exact under concurrency (DESIGN §1): 200 concurrent requests against a
+ * The monthly quota is exact under concurrency: 200 concurrent requests against a
  * quota of 50 give exactly 50 results and 150 quota_exceeded, through inject and a real socket.
  */
 import assert from 'node:assert/strict';

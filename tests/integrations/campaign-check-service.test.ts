@@ -110,7 +110,7 @@ test('a result our own resolver spoiled is neither counted nor written back', as
     written.map((result) => result.memberId),
     ['r1@example.com'],
   );
-  assert.match(check?.message ?? '', /1 recipients could not be verified \(our DNS resolver failed/);
+  assert.match(check?.message ?? '', /1 recipient could not be verified \(our DNS resolver failed/);
 });
 
 test('write-back refused in part, or unfinished in time, is said in the message', async () => {
@@ -120,7 +120,7 @@ test('write-back refused in part, or unfinished in time, is said in the message'
     'int_1',
     request,
   );
-  assert.match(partly?.message ?? '', /1 results could not be written back/);
+  assert.match(partly?.message ?? '', /1 result could not be written back/);
   const slow = platform(emails(6), () => null);
   const unfinished = await service(slow.session, () => ({ status: 'VALID', score: 95 }), {
     writeWaitMs: 0,

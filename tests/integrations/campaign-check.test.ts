@@ -1,5 +1,5 @@
 /**
- * The pre-campaign check (DESIGN §3.4) over the real app (SQLite) and the Mailchimp emulator:
+ * The pre-campaign check over the real app (SQLite) and the Mailchimp emulator:
  * recipients counted by the category of their MV_STATUS, for a campaign to a whole audience, to a
  * tag, to a saved segment and to conditions of its own (read through a temporary segment that does
  * not stay); unverified ones verified in the test mail world (offline), charged once each and
@@ -345,5 +345,87 @@ describe('refusals', () => {
     const response = await check({ campaign_id: campaign.id }, integration.id);
     assert.equal(response.statusCode, 409, response.body);
     assert.equal(response.json().code, 'integration_disconnected');
+  });
+});
+
+describe('picking a draft, and the last check kept', () => {
+  test('GET campaigns: the drafts only, newest first, with their audience and recipient count', async () => {
+    const account = emulator.addAccount({ name: 'Drafting Shop' });
+    const integration = await connect(account);
+    const audience = seedAudience(account, 'Readers', [...VERIFIED, ...UNVERIFIED]);
+    const vip = tagId(audience, 'vip');
+    const at = (day: number) => new Date(Date.UTC(2026, 10, day, 9));
+    // Made newest last, so an answer in the emulator's order would be oldest first.
+    const older = emulator.addCampaign(account, { audience, title: 'Older draft', createdAt: at(2) });
+    emulator.addCampaign(account, { audience, title: 'Sent already', status: 'sent', createdAt: at(3) });
+    emulator.addCampaign(account, { audience, title: 'Scheduled', status: 'schedule', createdAt: at(4) });
+    const newer = emulator.addCampaign(account, {
+      audience,
+      title: 'VIP draft',
+      savedSegmentId: vip,
+      createdAt: at(5),
+    });
+    const response = await api('GET', `/integrations/${integration.id}/campaigns`);
+    assert.equal(response.statusCode, 200, response.body);
+    const { campaigns } = response.json() as { campaigns: Array<Record<string, unknown>> };
+    assert.deepEqual(campaigns, [
+      {
+        id: newer.id,
+        title: 'VIP draft',
+        audience_id: audience.id,
+        audience_name: 'Readers',
+        recipient_count: 4,
+        created_at: at(5).toISOString(),
+      },
+      {
+        id: older.id,
+        title: 'Older draft',
+        audience_id: audience.id,
+        audience_name: 'Readers',
+        recipient_count: 7,
+        created_at: at(2).toISOString(),
+      },
+    ]);
+
+    const stranger = await t.addKey({ rate: 1000, name: 'draft stranger' });
+    const theirs = await api('GET', `/integrations/${integration.id}/campaigns`, undefined, stranger.key);
+    assert.equal(theirs.statusCode, 404, theirs.body);
+    emulator.revokeKey(account);
+    const revoked = await api('GET', `/integrations/${integration.id}/campaigns`);
+    assert.equal(revoked.statusCode, 409, revoked.body);
+    assert.equal(revoked.json().code, 'integration_disconnected');
+  });
+
+  test('GET campaign-checks/latest: null until a check, then the last one as it answered, for the owner only', async () => {
+    const account = emulator.addAccount({ name: 'Remembering Shop' });
+    const integration = await connect(account);
+    const latest = (key = t.key) =>
+      api('GET', `/integrations/${integration.id}/campaign-checks/latest`, undefined, key);
+    assert.deepEqual((await latest()).json(), { last_check: null });
+
+    const audience = seedAudience(account, 'Remembered', VERIFIED);
+    const campaign = emulator.addCampaign(account, { audience, title: 'Remember me' });
+    const first = await check({ campaign_id: campaign.id, verify_unverified: false }, integration.id);
+    assert.equal(first.statusCode, 200, first.body);
+    const kept = (await latest()).json();
+    assert.deepEqual(kept.last_check.check, first.json());
+    assert.equal(kept.last_check.verify_unverified, false);
+    assert.ok(!Number.isNaN(Date.parse(kept.last_check.checked_at)));
+
+    // A refused check leaves the last one as it was; the next answered one replaces it.
+    const refused = await check({ campaign_id: 'nope123' }, integration.id);
+    assert.equal(refused.statusCode, 422);
+    assert.deepEqual((await latest()).json(), kept);
+    const excluded = await check({ campaign_id: campaign.id, exclude: 'invalid' }, integration.id);
+    assert.equal(excluded.statusCode, 200, excluded.body);
+    const now = (await latest()).json();
+    assert.deepEqual(now.last_check.check, excluded.json());
+    assert.equal(now.last_check.check.excluded.segment_name, 'Mailvet: Remember me without invalid');
+    assert.equal(now.last_check.verify_unverified, true);
+
+    const stranger = await t.addKey({ rate: 1000, name: 'latest stranger' });
+    const theirs = await latest(stranger.key);
+    assert.equal(theirs.statusCode, 404, theirs.body);
+    assert.equal(theirs.json().code, 'not_found');
   });
 });

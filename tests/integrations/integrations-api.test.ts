@@ -1,5 +1,5 @@
 /**
- * Connecting Mailchimp through the API (DESIGN §3.4), against the emulator on loopback: an API key
+ * Connecting Mailchimp through the API, against the emulator on loopback: an API key
  * connects and names its account and data centre; a key of the wrong shape or one Mailchimp
  * refuses is 422 on `api_key`; the audiences come with their member counts; another account sees
  * 404; a key revoked in Mailchimp disconnects the integration with a clear message and no retry

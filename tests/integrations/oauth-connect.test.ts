@@ -1,5 +1,5 @@
 /**
- * Connecting Mailchimp by OAuth (DESIGN §3.4) against the emulator's authorize, token and metadata
+ * Connecting Mailchimp by OAuth against the emulator's authorize, token and metadata
  * endpoints: the dashboard's link goes to the consent page with a state bound to the session; the
  * callback connects and returns to the Integrations page; the token then works on the API. A state
  * from another session, a forged or expired one, a replayed code, a refusal at Mailchimp and a

@@ -1,5 +1,5 @@
 /**
- * Runs (DESIGN §3.4) end to end on the real server (store, queue, in-process worker) over the mail
+ * Runs end to end on the real server (store, queue, in-process worker) over the mail
  * world and the Mailchimp emulator: an audience's members read, verified as a list job (real DNS
  * and SMTP on loopback) and written back in batches; a dry run writes nothing; `changed` and
  * `stale` scopes; one run per audience at a time; cancel; a revoked key fails the run with a

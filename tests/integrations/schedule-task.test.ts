@@ -1,5 +1,5 @@
 /**
- * The schedules' periodic task (DESIGN §3.4) on a fake clock, over the services the composition
+ * The schedules' periodic task on a fake clock, over the services the composition
  * root wires (SQLite, the real run service, Mailchimp emulated; no worker consumes the runs, so a
  * started run stays queued and keeps its audience busy). A due schedule starts one run with
  * trigger "schedule"; a slot missed for days runs once; a busy audience or a disconnected

@@ -1,5 +1,5 @@
 /**
- * Schedules through the API (DESIGN §3.4), over the real app on SQLite with Mailchimp emulated:
+ * Schedules through the API, over the real app on SQLite with Mailchimp emulated:
  * create (defaults filled, the audience checked with Mailchimp, the next slot in the schedule's
  * time zone), list, show, change (the next slot counted again; paused: none), remove; a bad cron
  * expression or time zone is 422 on its field; another account's integration or schedule is 404;

@@ -1,5 +1,5 @@
 /**
- * A second email platform is an adapter and nothing else (DESIGN §3.4, "More providers"): "Acme
+ * A second email platform is an adapter and nothing else (docs/architecture.md, "Another email platform"): "Acme
  * Mail" (acme-platform.ts), written only against the provider port, is offered to the real server
  * beside Mailchimp. Through the same routes it connects (its key shape, its name in messages), lists
  * its audience, runs a whole validation with write-back (list job, worker, its own asynchronous

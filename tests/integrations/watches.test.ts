@@ -1,5 +1,5 @@
 /**
- * Watches (DESIGN §3.4) end to end: the API listens on loopback, the emulator registers the hook
+ * Watches end to end: the API listens on loopback, the emulator registers the hook
  * after checking it with a GET, and a new subscriber is verified (on the account's quota) and
  * written back within seconds. A forged token is a 404; an event about an address that is no
  * subscribed member does nothing; a replayed event is not verified or charged again; removing the

@@ -277,6 +277,81 @@ describe('reading lists', () => {
     assert.equal((await lists.api(other, `/lists/${ids[0]}/results`)).status, 404);
   });
 
+  test('GET /lists/{id}/rows pages the rows, filters by status, searches addresses; only for the owner', async () => {
+    const accept = lists.world.domains['accept-known'];
+    // 30 known mailboxes, 5 unknown ones, and a row that repeats one: 36 rows in upload order.
+    const emails = [
+      ...Array.from({ length: 30 }, (_, i) => `user${i + 1}@${accept}`),
+      ...Array.from({ length: 5 }, (_, i) => `Ghost${i + 1}@${accept.toUpperCase()}`),
+      `user7@${accept}`,
+    ];
+    const { id } = await createJsonList(lists, key, { name: 'paged', emails });
+    await lists.waitFor(key, id, completed);
+    interface RowPage {
+      rows: Array<{ row: number; email: string; result: { status: string } | null }>;
+      total: number;
+      offset: number;
+      limit: number;
+    }
+    const page = async (query: string) => {
+      const { status, body } = await lists.call(key, 'GET', `/lists/${id}/rows${query}`);
+      assert.equal(status, 200, JSON.stringify(body));
+      return body as RowPage;
+    };
+
+    const first = await page('');
+    assert.deepEqual([first.total, first.offset, first.limit, first.rows.length], [36, 0, 25, 25]);
+    assert.deepEqual(
+      first.rows.slice(0, 2).map((row) => [row.row, row.email, row.result?.status]),
+      [
+        [1, `user1@${accept}`, 'VALID'],
+        [2, `user2@${accept}`, 'VALID'],
+      ],
+    );
+    const second = await page('?offset=25');
+    assert.deepEqual(
+      second.rows.map((row) => row.row),
+      Array.from({ length: 11 }, (_, i) => 26 + i),
+    );
+    assert.equal(second.rows.at(-1)?.email, `user7@${accept}`);
+
+    const invalid = await page('?status=INVALID&limit=2&offset=1');
+    assert.equal(invalid.total, 5);
+    assert.deepEqual(
+      invalid.rows.map((row) => [row.row, row.result?.status]),
+      [
+        [32, 'INVALID'],
+        [33, 'INVALID'],
+      ],
+    );
+    // The search is in the address, letters compared without case.
+    const ghosts = await page(`?q=${encodeURIComponent(`ghost3@${accept}`)}`);
+    assert.deepEqual(
+      ghosts.rows.map((row) => row.email),
+      [`Ghost3@${accept.toUpperCase()}`],
+    );
+    assert.equal(ghosts.total, 1);
+    const sevens = await page('?q=USER7%40&status=VALID,INVALID');
+    assert.deepEqual(
+      sevens.rows.map((row) => row.row),
+      [7, 36],
+    );
+    assert.equal(sevens.total, 2);
+    // `%` and `_` are text, not wildcards.
+    assert.equal((await page('?q=%25')).total, 0);
+    assert.equal((await page('?q=user_')).total, 0);
+
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'offset=-1', 'offset=99999999', 'status=GOOD']) {
+      const { status, body } = await lists.call(key, 'GET', `/lists/${id}/rows?${query}`);
+      assert.equal(status, 422, `${query}: ${JSON.stringify(body)}`);
+      assert.equal(body.code, 'validation_failed', query);
+    }
+    const other = await lists.otherAccountKey();
+    const theirs = await lists.call(other, 'GET', `/lists/${id}/rows`);
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.body.code, 'not_found');
+  });
+
   test('a bad cursor or limit is a 422', async () => {
     for (const query of ['limit=0', 'limit=101', 'limit=abc', 'cursor=nonsense']) {
       const response = await lists.api(key, `/lists?${query}`);

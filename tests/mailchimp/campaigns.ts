@@ -1,7 +1,8 @@
 /**
- * Campaigns: `GET /campaigns`, `GET /campaigns/{campaign_id}` with `recipients` (list, segment
- * options, a recipient count computed now) and `settings.title`, and `PATCH /campaigns/{campaign_id}`
- * to change the recipients' saved segment, only while the campaign is a draft (`save`).
+ * Campaigns: `GET /campaigns` (by `status` and `list_id`, sorted by `create_time` when asked),
+ * `GET /campaigns/{campaign_id}` with `recipients` (list, segment options, a recipient count
+ * computed now) and `settings.title`, and `PATCH /campaigns/{campaign_id}` to change the
+ * recipients' saved segment, only while the campaign is a draft (`save`).
  */
 import { type ApiContext, collection, isObject, objectBody, ok, type Route } from './api.ts';
 import { invalid, McProblem, notFound } from './problems.ts';
@@ -94,6 +95,11 @@ export const campaignRoutes: Route[] = [
           (!status || campaign.status === status) &&
           (!listId || campaign.listId === listId),
       );
+      // The reference's sort_field takes create_time or send_time; sort_dir ASC or DESC.
+      if (request.query.get('sort_field') === 'create_time') {
+        const direction = request.query.get('sort_dir') === 'DESC' ? -1 : 1;
+        campaigns.sort((a, b) => direction * (a.createdAt.getTime() - b.createdAt.getTime()));
+      }
       return ok(collection(request.query, 'campaigns', campaigns, (campaign) => campaignView(ctx, campaign)));
     },
   },

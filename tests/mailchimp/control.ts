@@ -131,7 +131,10 @@ export function emulatorControls(world: World): EmulatorControls {
       const field = addMergeField(audienceOf(ref), { tag, name, type, options: fieldOptions });
       return { id: field.id, tag: field.tag, name: field.name, type: field.type, options: field.options };
     },
-    addCampaign(ref, { audience: audienceRef, title, savedSegmentId, segment: own, status = 'save' }) {
+    addCampaign(
+      ref,
+      { audience: audienceRef, title, savedSegmentId, segment: own, status = 'save', createdAt },
+    ) {
       const account = accountOf(ref);
       const audience = audienceOf(audienceRef);
       const segment = savedSegmentId === undefined ? undefined : audience.segments.get(savedSegmentId);
@@ -145,7 +148,7 @@ export function emulatorControls(world: World): EmulatorControls {
         title,
         subjectLine: title,
         status,
-        createdAt: wholeSeconds(),
+        createdAt: wholeSeconds(createdAt),
         // As a PATCH to that segment leaves it (campaigns.ts): a tag's conditions are the tag.
         ...(segment
           ? {

@@ -1,6 +1,6 @@
 /**
  * An emulator of Mailchimp's Marketing API v3 and its OAuth 2 endpoints: a real HTTP server on
- * loopback, for testing Mailvet's Mailchimp integration (DESIGN §3.4) where Mailchimp cannot be
+ * loopback, for testing Mailvet's Mailchimp integration where Mailchimp cannot be
  * reached. The data centre is a path segment (`/{dc}/3.0/...`) where Mailchimp uses the host
  * `{dc}.api.mailchimp.com`. Routes: lists.ts (root, ping, lists, batch member update), members.ts,
  * merge-fields.ts, segments.ts, segment-updates.ts, campaigns.ts, webhooks.ts, batches.ts; OAuth in

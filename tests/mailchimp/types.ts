@@ -100,6 +100,8 @@ export interface MailchimpEmulator {
       savedSegmentId?: number;
       segment?: SegmentConditions;
       status?: CampaignStatus;
+      /** When it was made (whole seconds); default now. */
+      createdAt?: Date;
     },
   ): EmulatedCampaign;
   /** Its key now gets 401. */

@@ -310,6 +310,8 @@ export async function startSenderWorld(): Promise<SenderWorld> {
     allowPrivate: true,
     ipZones: [DNSBL],
     domainZones: [DBL],
+    // The configuration's default control names: the DNS world has them, as the internet does.
+    controlNames: ['gmail.com', 'outlook.com', 'yahoo.com'],
     ...more,
   });
   const tlsProbe = new StarttlsProbe({ extraCa: pki.ca });

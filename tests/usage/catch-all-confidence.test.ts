@@ -121,15 +121,14 @@ describe('catch-all confidence on /verify', () => {
     const theirsBefore = await verify(address, otherKey);
     assertInBand(theirsBefore);
     const sessions = world.hosts['catch-all'].stats.connections;
-    for (const local of ['ann.bell', 'bo.chan', 'cy.diaz', 'dee.east']) {
-      const response = await post(
-        t.app,
-        '/api/v1/feedback',
-        { email: `${local}@bouncy.test`, event: 'hard_bounce', at: '2026-09-01T00:00:00Z' },
-        t.auth(mineKey),
-      );
-      assert.equal(response.statusCode, 200, response.body);
-    }
+    // One bulk request, as a sender reports a batch of bounces (single requests are paced).
+    const events = ['ann.bell', 'bo.chan', 'cy.diaz', 'dee.east'].map((local) => ({
+      email: `${local}@bouncy.test`,
+      event: 'hard_bounce',
+      at: '2026-09-01T00:00:00Z',
+    }));
+    const response = await post(t.app, '/api/v1/feedback/bulk', { events }, t.auth(mineKey));
+    assert.equal(response.statusCode, 200, response.body);
     const mine = await verify(address, mineKey);
     assertInBand(mine);
     assert.equal(world.hosts['catch-all'].stats.connections, sessions, 'answered from the result cache');

@@ -1,5 +1,5 @@
 /**
- * The whole pipeline against a real DNS server on loopback: every status DESIGN's table can give
+ * The whole pipeline against a real DNS server on loopback: every status the status table can give
  * without an SMTP probe is reached through real DNS answers. (The probe's rows are asserted in
  * scoring.test.ts until the SMTP issue brings the mail world's SMTP servers.)
  */

@@ -26,7 +26,7 @@ interface Row {
   reason: Reason;
 }
 
-// One row per line of DESIGN §1's status table, in its order, plus the reasons each rule can give.
+// One row per line of the status table (docs/api.md), in its order, plus the reasons each rule can give.
 const TABLE: Row[] = [
   {
     rule: 'syntax invalid',
@@ -186,7 +186,7 @@ const TABLE: Row[] = [
   },
 ];
 
-describe('scoreReport: DESIGN status table', () => {
+describe('scoreReport: the status table', () => {
   for (const row of TABLE) {
     it(`${row.rule} → ${row.status} ${row.score} (${row.reason})`, () => {
       assert.deepEqual(scoreReport(report(row.change)), {
@@ -197,7 +197,7 @@ describe('scoreReport: DESIGN status table', () => {
     });
   }
 
-  it('the table rows are ordered by safety as DESIGN orders them', () => {
+  it('the table rows are ordered by safety as the table orders them', () => {
     const score = (change: ReportChange) => scoreReport(report(change)).score;
     assert.ok(score({}) > score({ smtp: smtp('skipped', null, 'probe_skipped') }));
     assert.ok(

@@ -1,5 +1,5 @@
 /**
- * `fetch` for requests to third-party APIs (Mailchimp), behind the SSRF guard (DESIGN §2): every
+ * `fetch` for requests to third-party APIs (Mailchimp), behind the SSRF guard: every
  * address a host name resolves to is checked when the connection is made, so a name that points
  * (or is re-pointed) at loopback, private, link-local or reserved space is refused. The connection
  * goes to the address checked: the check sits in the socket's own `lookup`.

@@ -12,7 +12,7 @@ interface Bucket {
   capacity: number;
 }
 
-/** Token bucket per name, refilled continuously; the burst is twice the rate unless given (DESIGN §1). */
+/** Token bucket per name, refilled continuously; the burst is twice the rate unless given. */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
   readonly #clock: Clock;

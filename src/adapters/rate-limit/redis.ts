@@ -1,5 +1,5 @@
 /**
- * Token buckets in Redis, shared by every API process (scale-out mode, DESIGN §1 and §4).
+ * Token buckets in Redis, shared by every API process (scale-out mode).
  *
  * The refill and the take run as one Lua script, so they are atomic across processes: two
  * processes can never both spend the last token. The script reads Redis's own clock (`TIME`), so

@@ -1,6 +1,6 @@
 /**
- * Runs an operation on Redis and, when Redis fails, on an in-process stand-in instead (DESIGN §4,
- * scale-out faults): a caller never sees a Redis error, only, for a while, per-process answers.
+ * Runs an operation on Redis and, when Redis fails, on an in-process stand-in instead (scale-out
+ * faults): a caller never sees a Redis error, only, for a while, per-process answers.
  *
  * The switch warns once when it falls back and once when Redis answers again. While fallen back it
  * sends at most one trial call per `retryIntervalMs` to Redis and answers every other call from

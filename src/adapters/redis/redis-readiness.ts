@@ -1,6 +1,6 @@
 /**
  * Redis's line in /readyz (scale-out). Redis down never makes a process unready: rate limits and
- * caches then run on per-process memory and requests are still served (DESIGN §4). So the
+ * caches then run on per-process memory and requests are still served. So the
  * answer is `ok` or `degraded`, never `error`.
  */
 import type { Redis } from 'ioredis';

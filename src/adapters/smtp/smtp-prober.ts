@@ -1,5 +1,5 @@
 /**
- * The SMTP probe (DESIGN §2): MX hosts in preference order, RCPT TO without DATA, catch-all
+ * The SMTP probe: MX hosts in preference order, RCPT TO without DATA, catch-all
  * detection once per domain (cached), and shared sessions: probes for one domain that arrive
  * together (a bulk request, a list) are queued and asked over one session per MX host, several
  * RCPTs per transaction. Its parts: the queue per domain (`domain-queue.ts`), opening sessions

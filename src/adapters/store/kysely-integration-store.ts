@@ -3,6 +3,7 @@
  * account: another account's integration is not found.
  */
 import type { Kysely, Selectable } from 'kysely';
+import type { CampaignCheck, LastCampaignCheck } from '../../integrations/campaign-ports.ts';
 import type { Integration, IntegrationStore, Watch } from '../../integrations/ports.ts';
 import type { DatabaseSchema, IntegrationsTable, IntegrationWatchesTable } from './schema.ts';
 
@@ -156,6 +157,40 @@ export class KyselyIntegrationStore implements IntegrationStore {
       .where('member_id', '=', memberId)
       .where('verified_at', '=', at)
       .execute();
+  }
+
+  async saveLastCampaignCheck(last: LastCampaignCheck): Promise<void> {
+    const row = {
+      campaign_id: last.check.campaignId,
+      verify_unverified: last.verifyUnverified ? 1 : 0,
+      result: JSON.stringify(last.check),
+      checked_at: last.checkedAt,
+    };
+    // Only the integration's owner's: a row for another account's integration is never written.
+    const owned = await this.findIntegration(last.accountId, last.integrationId);
+    if (owned === null) return;
+    await this.#db
+      .insertInto('campaign_checks')
+      .values({ integration_id: last.integrationId, account_id: last.accountId, ...row })
+      .onConflict((conflict) => conflict.column('integration_id').doUpdateSet(row))
+      .execute();
+  }
+
+  async lastCampaignCheck(accountId: string, integrationId: string): Promise<LastCampaignCheck | null> {
+    const row = await this.#db
+      .selectFrom('campaign_checks')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('integration_id', '=', integrationId)
+      .executeTakeFirst();
+    if (row === undefined) return null;
+    return {
+      accountId: row.account_id,
+      integrationId: row.integration_id,
+      verifyUnverified: Number(row.verify_unverified) === 1,
+      checkedAt: row.checked_at,
+      check: JSON.parse(row.result) as CampaignCheck,
+    };
   }
 }
 

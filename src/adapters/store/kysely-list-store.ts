@@ -14,6 +14,7 @@ import type {
   NewList,
   PendingAddress,
   PendingCursor,
+  ResultFilter,
   ResultRow,
   UploadedRow,
 } from '../../lists/ports.ts';
@@ -542,27 +543,80 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     limit: number,
     statuses?: readonly Status[],
   ): Promise<ResultRow[]> {
+    const rows = await this.#resultQuery(listId, { statuses })
+      .select(['r.row_number', 'r.email', 'r.fields', 'a.done', 'a.result'])
+      .where('r.row_number', '>', afterRow)
+      .orderBy('r.row_number')
+      .limit(limit)
+      .execute();
+    return rows.map(toResultRow);
+  }
+
+  async resultRowsAt(
+    listId: string,
+    offset: number,
+    limit: number,
+    filter: ResultFilter,
+  ): Promise<ResultRow[]> {
+    let query = this.#resultQuery(listId, filter)
+      .select(['r.row_number', 'r.email', 'r.fields', 'a.done', 'a.result'])
+      .orderBy('r.row_number')
+      .limit(limit);
+    // Rows are numbered 1, 2, 3… as uploaded: unfiltered, the offset is a row number, found in the
+    // primary key instead of counted past (a page deep in a million rows costs what the first does).
+    query = isFiltered(filter) ? query.offset(offset) : query.where('r.row_number', '>', offset);
+    return (await query.execute()).map(toResultRow);
+  }
+
+  async countResultRows(listId: string, filter: ResultFilter): Promise<number> {
+    const row = await this.#resultQuery(listId, filter)
+      .select(sql<number>`count(*)`.as('rows'))
+      .executeTakeFirst();
+    return Number(row?.rows ?? 0);
+  }
+
+  /** A list's rows beside their addresses, narrowed by `filter`. */
+  #resultQuery(listId: string, filter: ResultFilter) {
     let query = this.#db
       .selectFrom('list_rows as r')
       .leftJoin('list_addresses as a', (join) =>
         join.onRef('a.list_id', '=', 'r.list_id').onRef('a.address_key', '=', 'r.address_key'),
       )
-      .select(['r.row_number', 'r.email', 'r.fields', 'a.done', 'a.result'])
-      .where('r.list_id', '=', listId)
-      .where('r.row_number', '>', afterRow);
+      .where('r.list_id', '=', listId);
+    const { statuses, search } = filter;
     if (statuses !== undefined) query = query.where('a.done', '=', 1).where('a.status', 'in', [...statuses]);
-    const rows = await query.orderBy('r.row_number').limit(limit).execute();
-    return rows.map((row) => ({
-      rowNumber: Number(row.row_number),
-      email: row.email,
-      fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
-      // A provisional result (waiting for its re-check) is not a result yet.
-      result:
-        row.done === 1 && row.result !== null
-          ? withEmail(JSON.parse(row.result) as VerificationResult, row.email)
-          : null,
-    }));
+    if (search !== undefined && search !== '') {
+      // The search is text, not a pattern: LIKE's wildcards in it match only themselves. `!` is the
+      // escape (a backslash would depend on PostgreSQL's standard_conforming_strings).
+      const pattern = `%${search.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+      query = query.where(sql<boolean>`lower(r.email) like ${pattern} escape '!'`);
+    }
+    return query;
   }
+}
+
+/** Whether `filter` leaves any row out. */
+function isFiltered(filter: ResultFilter): boolean {
+  return filter.statuses !== undefined || (filter.search !== undefined && filter.search !== '');
+}
+
+function toResultRow(row: {
+  row_number: number;
+  email: string;
+  fields: string | null;
+  done: number | null;
+  result: string | null;
+}): ResultRow {
+  return {
+    rowNumber: Number(row.row_number),
+    email: row.email,
+    fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
+    // A provisional result (waiting for its re-check) is not a result yet.
+    result:
+      Number(row.done) === 1 && row.result !== null
+        ? withEmail(JSON.parse(row.result) as VerificationResult, row.email)
+        : null,
+  };
 }
 
 /** A duplicate row repeats its address's result under the address as that row wrote it. */

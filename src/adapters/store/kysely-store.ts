@@ -1,6 +1,6 @@
 /**
  * The store on Kysely: the same queries for SQLite and PostgreSQL. Quota charges are conditional
- * UPDATEs in one transaction (DESIGN §1: never read-then-write; `usage-queries.ts`), so concurrent
+ * UPDATEs in one transaction (never read-then-write; `usage-queries.ts`), so concurrent
  * requests on any number of processes never overspend a quota.
  */
 import { randomBytes, randomUUID } from 'node:crypto';

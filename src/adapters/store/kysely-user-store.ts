@@ -1,10 +1,18 @@
 /**
- * Dashboard users and their sessions on Kysely, for SQLite and PostgreSQL alike. A user's address
- * is unique (lower-cased by the caller); a session is found by its token's hash only.
+ * Dashboard users, their sessions and their one-time links on Kysely, for SQLite and PostgreSQL
+ * alike. A user's address is unique (lower-cased by the caller); a session and a link are found by
+ * their token's hash only.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Session, User, UserStore } from '../../accounts/ports.ts';
+import type {
+  NewUser,
+  NewUserToken,
+  Session,
+  User,
+  UserStore,
+  UserTokenPurpose,
+} from '../../accounts/ports.ts';
 import type { DatabaseSchema, SessionsTable, UsersTable } from './schema.ts';
 
 export class KyselyUserStore implements UserStore {
@@ -14,13 +22,15 @@ export class KyselyUserStore implements UserStore {
     this.#db = db;
   }
 
-  async createUser(input: Omit<User, 'id' | 'createdAt'>): Promise<User | null> {
+  async createUser(input: NewUser): Promise<User | null> {
+    const createdAt = new Date().toISOString();
     const row: Selectable<UsersTable> = {
       id: randomUUID(),
       account_id: input.accountId,
       email: input.email,
       password_hash: input.passwordHash,
-      created_at: new Date().toISOString(),
+      created_at: createdAt,
+      email_confirmed_at: input.emailConfirmedAt === undefined ? createdAt : input.emailConfirmedAt,
     };
     // The unique index decides between two sign-ups of one address at once.
     const inserted = await this.#db
@@ -88,6 +98,54 @@ export class KyselyUserStore implements UserStore {
     const result = await this.#db.deleteFrom('sessions').where('expires_at', '<', before).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+
+  async confirmEmail(userId: string, at: string): Promise<void> {
+    await this.#db
+      .updateTable('users')
+      .set({ email_confirmed_at: at })
+      .where('id', '=', userId)
+      .where('email_confirmed_at', 'is', null)
+      .execute();
+  }
+
+  async createUserToken(input: NewUserToken): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('user_tokens')
+        .where('user_id', '=', input.userId)
+        .where('purpose', '=', input.purpose)
+        .execute();
+      await trx
+        .insertInto('user_tokens')
+        .values({
+          token_hash: input.tokenHash,
+          user_id: input.userId,
+          purpose: input.purpose,
+          created_at: input.createdAt,
+          expires_at: input.expiresAt,
+        })
+        .execute();
+    });
+  }
+
+  async takeUserToken(tokenHash: string, purpose: UserTokenPurpose, now: string): Promise<string | null> {
+    // One statement: of two requests with the same link, only the one whose delete found it wins.
+    const taken = await this.#db
+      .deleteFrom('user_tokens')
+      .where('token_hash', '=', tokenHash)
+      .where('purpose', '=', purpose)
+      .returning(['user_id', 'expires_at'])
+      .executeTakeFirst();
+    return taken === undefined || taken.expires_at <= now ? null : taken.user_id;
+  }
+
+  async deleteExpiredUserTokens(before: string): Promise<number> {
+    const result = await this.#db
+      .deleteFrom('user_tokens')
+      .where('expires_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }
 
 function toUser(row: Selectable<UsersTable>): User {
@@ -97,6 +155,7 @@ function toUser(row: Selectable<UsersTable>): User {
     email: row.email,
     passwordHash: row.password_hash,
     createdAt: row.created_at,
+    emailConfirmedAt: row.email_confirmed_at,
   };
 }
 

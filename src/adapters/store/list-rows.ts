@@ -56,5 +56,7 @@ export function toListRecord(row: Selectable<ListsTable>): ListRecord {
     updatedAt: row.updated_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    // A paused list may keep the time of a wait it was in: only a running one is waiting.
+    ...(row.state === 'running' && row.not_before !== null && { recheckAt: row.not_before }),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Applies pending migrations with Kysely's Migrator, under a lock that holds across processes, so
- * several `mailvet serve` / `worker` processes may start at once (DESIGN §5).
+ * several `mailvet serve` / `worker` processes may start at once.
  *
  * PostgreSQL: the Migrator's PostgresAdapter takes a session advisory lock (`pg_advisory_lock`)
  * and applies the migrations in one transaction; that is enough. Its table checks look at our own

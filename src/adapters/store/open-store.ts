@@ -1,5 +1,5 @@
 /**
- * The one place that picks the store's backend from configuration (DESIGN §4): PostgreSQL when
+ * The one place that picks the store's backend from configuration: PostgreSQL when
  * `DATABASE_URL` is a postgres URL, else SQLite in the data directory. Migrations run first.
  */
 import { join } from 'node:path';

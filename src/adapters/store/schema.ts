@@ -77,6 +77,18 @@ export interface UsersTable {
   email: string;
   password_hash: string;
   created_at: string;
+  /** When the user followed the confirmation link; null: not yet (0014; earlier users: their creation). */
+  email_confirmed_at: string | null;
+}
+
+/** `user_tokens` (migration 0014): one-time links sent to users' addresses, by their token's hash. */
+export interface UserTokensTable {
+  token_hash: string;
+  user_id: string;
+  /** `confirm_email` or `reset_password`. */
+  purpose: string;
+  created_at: string;
+  expires_at: string;
 }
 
 /** `sessions`: signed-in browsers; only the token's hash is stored. */
@@ -255,6 +267,16 @@ export interface FeedbackEventsTable {
   created_at: string;
 }
 
+/** `campaign_checks` (migration 0013): each integration's last pre-campaign check; `result` is JSON text. */
+export interface CampaignChecksTable {
+  integration_id: string;
+  account_id: string;
+  campaign_id: string;
+  verify_unverified: number;
+  result: string;
+  checked_at: string;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -263,6 +285,7 @@ export interface DatabaseSchema {
   daily_usage: DailyUsageTable;
   users: UsersTable;
   sessions: SessionsTable;
+  user_tokens: UserTokensTable;
   lists: ListsTable;
   list_rows: ListRowsTable;
   list_addresses: ListAddressesTable;
@@ -273,4 +296,5 @@ export interface DatabaseSchema {
   integration_runs: IntegrationRunsTable;
   integration_schedules: IntegrationSchedulesTable;
   feedback_events: FeedbackEventsTable;
+  campaign_checks: CampaignChecksTable;
 }

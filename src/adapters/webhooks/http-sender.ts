@@ -4,7 +4,7 @@
  * (redirects are not followed: the target was checked, a Location header was not) and other 4xx
  * (the receiver refuses this request, and will refuse it again) are not.
  *
- * The receiver is checked like an MX host (DESIGN §2): a service that POSTs wherever a user's URL
+ * The receiver is checked like an MX host: a service that POSTs wherever a user's URL
  * points is an SSRF tool otherwise, so loopback, private, link-local and reserved addresses are
  * refused unless allowed. The connection goes to exactly the address checked (a pinned `lookup`),
  * so a DNS answer that changes between the check and the connect (rebinding) cannot slip past.

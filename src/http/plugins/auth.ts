@@ -1,13 +1,19 @@
 /**
- * Authentication of the /api/v1 routes (DESIGN §1, §3.2): a Bearer API key, or the dashboard's
+ * Authentication of the /api/v1 routes: a Bearer API key, or the dashboard's
  * session cookie. A key is looked up by its SHA-256 hash and confirmed in constant time; there is
  * no key cache, so a revocation takes effect on the next request, on every process. A session's
  * unsafe requests must carry its CSRF token and come from this service's origin.
+ *
+ * While a sign-up waits for its address to be confirmed (a mail relay is set), its session may
+ * read but not act: every unsafe request is 403 `account_unconfirmed` (no verification, list, run,
+ * domain check or key), save the routes that say `beforeConfirmation` (sign-out, the password,
+ * sending the link again). With no key made meanwhile, the account has nothing else to act with.
  */
 
 import type {} from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { awaitsConfirmation } from '../../accounts/account-mail.ts';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../accounts/api-keys.ts';
 import type { KeyUseRecorder } from '../../accounts/key-use.ts';
 import type { Plan } from '../../accounts/plans.ts';
@@ -19,6 +25,10 @@ import { ApiError, notSignedIn, unauthorized } from '../errors.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../session-cookie.ts';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A session that has not confirmed its address may use this route (auth.ts). */
+    beforeConfirmation?: boolean;
+  }
   interface FastifyRequest {
     /** The key (or the dashboard's) the request acts for; set by the auth hook on authenticated routes. */
     caller: Caller | null;
@@ -43,6 +53,8 @@ export interface SessionAuth {
   publicOrigin: string;
   /** The cookie is `Secure` (MAILVET_PUBLIC_URL is https). */
   secureCookie: boolean;
+  /** A mail relay is set: a sign-up acts only once its address is confirmed. */
+  confirmationRequired?: boolean;
 }
 
 // RFC 7235: the scheme is case-insensitive; RFC 6750: one token68 after it.
@@ -71,7 +83,10 @@ export const authPlugin = fp<AuthDeps>(async (app, deps) => {
       clearSessionCookie(reply, deps.sessions.secureCookie);
       throw notSignedIn('The session has ended: sign in again');
     }
-    if (!SAFE_METHODS.has(request.method)) checkSameOrigin(request, deps.sessions, resumed);
+    if (!SAFE_METHODS.has(request.method)) {
+      checkSameOrigin(request, deps.sessions, resumed);
+      checkConfirmed(request, deps.sessions, resumed);
+    }
     if (resumed.extended) setSessionCookie(reply, token, deps.sessions.secureCookie);
     request.session = resumed;
     request.caller = await sessionCaller(deps, resumed);
@@ -122,6 +137,13 @@ function checkSameOrigin(request: FastifyRequest, sessions: SessionAuth, resumed
       message: 'Missing or wrong X-CSRF-Token: take it from GET /api/v1/session',
     });
   }
+}
+
+/** An unsafe request of a session whose address is still to be confirmed is refused (see the header). */
+function checkConfirmed(request: FastifyRequest, sessions: SessionAuth, resumed: ResumedSession): void {
+  if (!awaitsConfirmation(resumed.user, sessions.confirmationRequired === true)) return;
+  if (request.routeOptions.config?.beforeConfirmation === true) return;
+  throw new ApiError('account_unconfirmed');
 }
 
 /** The caller of an authenticated route; a missing one is a bug (the route is outside auth). */

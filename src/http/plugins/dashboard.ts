@@ -1,5 +1,5 @@
 /**
- * The dashboard (DESIGN §3.3): the single-page app that `npm run build` writes to `dist/web`,
+ * The dashboard: the single-page app that `npm run build` writes to `dist/web`,
  * served at `/`, precompressed (brotli or gzip) where the browser accepts it. Hashed files under `/assets/` are cached for a year; everything else is
  * revalidated on each load, so a deploy shows at once. A GET for a path that is no file and not the
  * API's (a client route such as `/lists/lst_…`) answers `index.html`, and the app's router shows the

@@ -1,7 +1,7 @@
 /**
  * The body-format check that Fastify's parser leaves to us: the body must be a JSON object (not an
  * array, string, number or null, and not absent). Runs before schema validation, so a wrong shape
- * is a 400, never a 422 (DESIGN §1).
+ * is a 400, never a 422.
  */
 
 import fp from 'fastify-plugin';

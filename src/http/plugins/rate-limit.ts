@@ -1,5 +1,5 @@
 /**
- * The rate limit, right after auth (DESIGN §1 order: auth → rate limit → body → ...): the
+ * The rate limit, right after auth (the documented order: auth → rate limit → body → ...): the
  * account's bucket, which all its keys and its dashboard share, and the key's own when it has a
  * lower rate; and
  * the accounting headers every authenticated response carries. Responses that charged nothing

@@ -1,5 +1,5 @@
 /**
- * The hooks platforms call for watched audiences (DESIGN §3.4): `/hooks/{provider}/{token}`
+ * The hooks platforms call for watched audiences: `/hooks/{provider}/{token}`
  * (Mailchimp's: `/hooks/mailchimp/{token}`). `GET` answers 200 for a watch's token, as Mailchimp
  * checks a URL before it accepts it; `POST` takes an event (form-encoded, as Mailchimp posts it, or
  * JSON), which the provider reads, and answers at once, the work done after. An unknown provider,

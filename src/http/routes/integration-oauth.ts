@@ -1,5 +1,5 @@
 /**
- * Connecting a platform by OAuth from the dashboard (DESIGN §3.4), for each provider whose OAuth the
+ * Connecting a platform by OAuth from the dashboard, for each provider whose OAuth the
  * operator configured: `GET /integrations/{provider}/connect` (Mailchimp's:
  * `/integrations/mailchimp/connect`) sends the signed-in browser to the platform's consent page with
  * a `state` bound to its session and the platform; `GET /integrations/{provider}/callback` checks

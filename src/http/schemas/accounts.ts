@@ -1,5 +1,5 @@
 /**
- * Accounts, sessions, keys and usage (DESIGN §3.2) as JSON Schema: they validate requests,
+ * Accounts, sessions, keys and usage as JSON Schema: they validate requests,
  * serialize responses and document both in the OpenAPI document the dashboard's client is typed from.
  */
 import { MAX_PASSWORD_LENGTH } from '../../accounts/passwords.ts';
@@ -22,8 +22,22 @@ const MAX_FIGURE = Number.MAX_SAFE_INTEGER;
 
 const userSchema = {
   type: 'object',
-  required: ['id', 'email', 'created_at'],
-  properties: { id: { type: 'string' }, email: { type: 'string' }, created_at: time },
+  required: ['id', 'email', 'created_at', 'operator', 'awaiting_confirmation'],
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string' },
+    created_at: time,
+    operator: {
+      type: 'boolean',
+      description:
+        'Whether the user is one of the operators named in MAILVET_OPERATORS (who may read GET /doctor and change plans with the CLI).',
+    },
+    awaiting_confirmation: {
+      type: 'boolean',
+      description:
+        'The account waits for its address to be confirmed (the link emailed at sign-up): until then its unsafe requests are 403 account_unconfirmed.',
+    },
+  },
 } as const;
 
 /** Shared schema `Session`: GET /api/v1/session, sign-in and sign-up. */

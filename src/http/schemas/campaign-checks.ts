@@ -1,5 +1,5 @@
 /**
- * The pre-campaign check (DESIGN §3.4) as JSON Schema: the request, and what the check found.
+ * The pre-campaign check as JSON Schema: the request, and what the check found.
  */
 
 const count = { type: 'integer', minimum: 0 } as const;
@@ -75,4 +75,61 @@ export const campaignCheckSchema = {
   },
 } as const;
 
-export const campaignCheckSchemas = [campaignCheckSchema] as const;
+/** Shared schema `DraftCampaignList`: GET /api/v1/integrations/{id}/campaigns. */
+export const draftCampaignListSchema = {
+  $id: 'DraftCampaignList',
+  type: 'object',
+  required: ['campaigns'],
+  properties: {
+    campaigns: {
+      type: 'array',
+      description: "The platform's draft campaigns, newest first.",
+      items: {
+        type: 'object',
+        required: ['id', 'title', 'audience_id', 'audience_name', 'recipient_count', 'created_at'],
+        properties: {
+          id: { type: 'string', description: 'Give it as `campaign_id` to check the campaign.' },
+          title: { type: 'string' },
+          audience_id: {
+            type: ['string', 'null'],
+            description:
+              'The audience it goes to; null when none was chosen yet (it cannot be checked then).',
+          },
+          audience_name: { type: ['string', 'null'] },
+          recipient_count: { ...count, description: 'Recipients as the platform counts them now.' },
+          created_at: { type: ['string', 'null'], format: 'date-time' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** Shared schema `LastCampaignCheck`: GET /api/v1/integrations/{id}/campaign-checks/latest. */
+export const lastCampaignCheckSchema = {
+  $id: 'LastCampaignCheck',
+  type: 'object',
+  required: ['last_check'],
+  properties: {
+    last_check: {
+      description: "The integration's last check, as it answered; null when it has none yet.",
+      anyOf: [
+        {
+          type: 'object',
+          required: ['checked_at', 'verify_unverified', 'check'],
+          properties: {
+            checked_at: { type: 'string', format: 'date-time' },
+            verify_unverified: { type: 'boolean', description: 'As the check was asked.' },
+            check: { $ref: 'CampaignCheck#' },
+          },
+        },
+        { type: 'null' },
+      ],
+    },
+  },
+} as const;
+
+export const campaignCheckSchemas = [
+  campaignCheckSchema,
+  draftCampaignListSchema,
+  lastCampaignCheckSchema,
+] as const;

@@ -86,8 +86,18 @@ export const domainReportSchema = {
   ],
   properties: {
     domain: { type: 'string', description: 'The domain checked, in ASCII (A-label) form.' },
-    grade: { type: 'string', enum: ['A', 'B', 'C', 'D', 'F'] },
-    score: { type: 'integer', minimum: 0, maximum: 100, description: 'The points behind the grade.' },
+    grade: {
+      type: ['string', 'null'],
+      enum: ['A', 'B', 'C', 'D', 'F', null],
+      description:
+        'Null when the DNS resolver of the service cannot be trusted (the one finding is then `resolver_untrustworthy`): no grade rests on its answers.',
+    },
+    score: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: 100,
+      description: 'The points behind the grade; null with the grade.',
+    },
     checked_at: {
       type: 'string',
       format: 'date-time',
@@ -107,7 +117,7 @@ export const domainReportSchema = {
     complete: {
       type: 'boolean',
       description:
-        'False when a lookup failed or a check did not finish (findings `*_lookup_failed`, `check_unfinished`): such a report is not reused, check again.',
+        'False when a lookup failed or a check did not finish (findings `*_lookup_failed`, `check_unfinished`), or when the resolver cannot be trusted (`resolver_untrustworthy`): such a report is not reused, check again.',
     },
     counts: {
       type: 'object',

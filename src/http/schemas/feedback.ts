@@ -1,5 +1,5 @@
 /**
- * Sender feedback (DESIGN §3.5) as JSON Schema: one event, the bulk form (1 to 10,000 events, in
+ * Sender feedback as JSON Schema: one event, the bulk form (1 to 10,000 events, in
  * the shape of the bulk verification), and the answer's counts. Unknown properties are ignored,
  * as in every request body of the API.
  */

@@ -1,5 +1,5 @@
 /**
- * Integrations (DESIGN §3.4) as JSON Schema: connected platforms and their audiences. Credentials
+ * Integrations as JSON Schema: connected platforms and their audiences. Credentials
  * appear only in the connect request, never in an answer.
  */
 

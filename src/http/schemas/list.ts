@@ -1,5 +1,5 @@
 /**
- * The list job (DESIGN §3) as JSON Schema: serializes list responses and documents them in the
+ * The list job as JSON Schema: serializes list responses and documents them in the
  * OpenAPI document. The shape is `ListView` (src/lists/list-view.ts).
  */
 import { LIST_STATES } from '../../lists/ports.ts';
@@ -33,6 +33,7 @@ export const listSchema = {
     'counts',
     'progress',
     'message',
+    'rechecks',
     'webhook_url',
     'created_at',
     'started_at',
@@ -48,6 +49,21 @@ export const listSchema = {
     counts: countsSchema,
     progress: { type: 'number', minimum: 0, maximum: 1, description: 'Processed rows over total rows.' },
     message: { ...nullableString, description: 'Why the list stopped early (quota used up), or null.' },
+    rechecks: {
+      description:
+        'While a running list waits to check again the addresses that had no answer yet (greylisting, a timeout, an unreachable server, our DNS failing): the rows waiting and when the next re-check is due. Null otherwise.',
+      anyOf: [
+        {
+          type: 'object',
+          required: ['pending', 'next_at'],
+          properties: {
+            pending: { ...count, description: 'Rows waiting for a re-check.' },
+            next_at: { type: 'string', format: 'date-time', description: 'When the next re-check is due.' },
+          },
+        },
+        { type: 'null' },
+      ],
+    },
     webhook_url: nullableString,
     created_at: { type: 'string', format: 'date-time' },
     started_at: nullableTime,
@@ -84,6 +100,33 @@ export const listPageSchema = {
   properties: {
     lists: { type: 'array', items: { $ref: 'List#' } },
     next_cursor: { ...nullableString, description: 'Pass as `cursor` for the next page; null on the last.' },
+  },
+} as const;
+
+/** Shared schema `ListRowPage`: `GET /lists/{id}/rows`, a page of a list's rows for people to read. */
+export const listRowPageSchema = {
+  $id: 'ListRowPage',
+  type: 'object',
+  required: ['rows', 'total', 'offset', 'limit'],
+  properties: {
+    rows: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['row', 'email', 'result'],
+        properties: {
+          row: { type: 'integer', minimum: 1, description: "The row's number in the upload, from 1." },
+          email: { type: 'string', description: 'The address as uploaded (trimmed).' },
+          result: {
+            description: 'Its final result; null while it has none yet.',
+            anyOf: [{ $ref: 'VerificationResult#' }, { type: 'null' }],
+          },
+        },
+      },
+    },
+    total: { ...count, description: 'Rows the filter keeps, in all.' },
+    offset: { ...count, description: 'Rows of those before this page.' },
+    limit: { type: 'integer', minimum: 1, maximum: 100 },
   },
 } as const;
 

@@ -1,5 +1,5 @@
 /**
- * Request body schemas (DESIGN §1): they validate requests (Ajv, through Fastify) and describe
+ * Request body schemas: they validate requests (Ajv, through Fastify) and describe
  * them in the OpenAPI document. The body is known to be a JSON object before these run.
  */
 

@@ -9,7 +9,7 @@ import { accountSchemas } from './accounts.ts';
 import { campaignCheckSchemas } from './campaign-checks.ts';
 import { feedbackSchemas } from './feedback.ts';
 import { integrationSchemas } from './integrations.ts';
-import { createdListSchema, listPageSchema, listSchema } from './list.ts';
+import { createdListSchema, listPageSchema, listRowPageSchema, listSchema } from './list.ts';
 import { bulkResponseSchema, verificationResultSchema } from './result.ts';
 import { runSchemas } from './runs.ts';
 import { scheduleSchemas } from './schedules.ts';
@@ -70,6 +70,7 @@ export const sharedSchemas = [
   listSchema,
   createdListSchema,
   listPageSchema,
+  listRowPageSchema,
   ...accountSchemas,
   ...integrationSchemas,
   ...campaignCheckSchemas,

@@ -1,5 +1,5 @@
 /**
- * The verification result (DESIGN §1) as JSON Schema: it serializes responses (every field is
+ * The verification result as JSON Schema: it serializes responses (every field is
  * listed, so none is dropped) and documents them in the OpenAPI document.
  */
 import {
@@ -55,7 +55,7 @@ const smtpReplySchema = (description: string) =>
     },
   }) as const;
 
-/** Schema of `evidence` (DESIGN §3.5). */
+/** Schema of `evidence`. */
 const evidenceSchema = {
   type: 'object',
   description: 'What the verdict rests on; null and [] where a stage did not run or learnt nothing.',

@@ -1,5 +1,5 @@
 /**
- * Runs of integrations (DESIGN §3.4) as JSON Schema: the request that starts one (and a schedule's
+ * Runs of integrations as JSON Schema: the request that starts one (and a schedule's
  * run settings, which are the same), and a run as the API shows it.
  */
 import type { MemberStatus, WriteBackOptions } from '../../integrations/ports.ts';

@@ -1,5 +1,5 @@
 /**
- * Schedules of integration runs (DESIGN §3.4) as JSON Schema: the create and change bodies, and
+ * Schedules of integration runs as JSON Schema: the create and change bodies, and
  * the `Schedule` answer. A schedule's run settings (`scope`, `stale_days`, `statuses`,
  * `write_back`) are a run request's (`runs.ts`), with the same defaults.
  */

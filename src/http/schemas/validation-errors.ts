@@ -1,6 +1,8 @@
 /**
- * Turns Ajv's validation errors into the API's `errors: [{field, message}]` (DESIGN §1): `field`
- * is `email`, `emails` or `emails[3]`; a bad address value reads "Invalid email format".
+ * Turns Ajv's validation errors into the API's `errors: [{field, message}]`: `field`
+ * is `email`, `emails` or `emails[3]`; a bad address value reads "Invalid email format", and one
+ * that is no string at all "Must be a string" (`{"email": 42}` is a mistake in the caller's code,
+ * not in the address).
  */
 import type { FastifySchemaValidationError } from 'fastify';
 import { MAX_BULK_ENTRIES } from './requests.ts';
@@ -38,7 +40,8 @@ function fieldErrorOf(error: FastifySchemaValidationError): FieldError {
   const field = fieldName(pointer);
   if (typeof missing === 'string') return { field, message: 'Required' };
   if (typeof extra === 'string') return { field, message: 'Not a known field' };
-  if (ADDRESS_VALUE.test(pointer)) return { field, message: 'Invalid email format' };
+  if (ADDRESS_VALUE.test(pointer))
+    return { field, message: error.keyword === 'type' ? 'Must be a string' : 'Invalid email format' };
   if (pointer === '/emails') return { field, message: LIST_MESSAGES[error.keyword] ?? 'Invalid value' };
   return { field, message: plainMessage(error) };
 }

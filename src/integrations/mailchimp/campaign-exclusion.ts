@@ -1,5 +1,5 @@
 /**
- * Narrowing a draft campaign to a segment without some categories (DESIGN §3.4), in the segment's
+ * Narrowing a draft campaign to a segment without some categories, in the segment's
  * own terms where it can be: a saved segment whose conditions are the campaign's (when they all
  * must hold: `match: all`, or a single condition; a tag becomes `static_is` on it) plus `static_not`
  * on each left-out category's tag, so contacts tagged later are left out too. Conditions that need

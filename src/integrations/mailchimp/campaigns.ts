@@ -1,5 +1,5 @@
 /**
- * A Mailchimp campaign for the pre-campaign check (DESIGN §3.4): `GET /campaigns/{id}` (title,
+ * A Mailchimp campaign for the pre-campaign check: `GET /campaigns/{id}` (title,
  * state, audience, `recipients.segment_opts`), and its recipients read 1,000 a page with only the
  * fields the check needs: the audience's subscribed members, or a saved (or static) segment's
  * members. Mailchimp reads members by conditions only through a saved segment, so a campaign with
@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Status } from '../../verification/report.ts';
 import { STATUS_NAMES } from '../../verification/report.ts';
-import type { Campaign, CampaignSegment, Recipient } from '../campaign-ports.ts';
+import type { Campaign, CampaignSegment, DraftCampaign, Recipient } from '../campaign-ports.ts';
 import { type MailchimpClient, MailchimpError } from './client.ts';
 
 /** Members read per request: Mailchimp's most. */
@@ -42,6 +42,57 @@ const RECIPIENT_FIELDS =
   'members.id,members.email_address,members.status,members.merge_fields.MV_STATUS,total_items';
 
 const STATUSES = new Set<string>(STATUS_NAMES);
+
+interface DraftsAnswer {
+  campaigns: Array<{
+    id: string;
+    create_time?: string;
+    settings?: { title?: string };
+    recipients?: { list_id?: string; list_name?: string; recipient_count?: number };
+  }>;
+}
+
+const DRAFT_FIELDS = [
+  'campaigns.id',
+  'campaigns.create_time',
+  'campaigns.settings.title',
+  'campaigns.recipients.list_id',
+  'campaigns.recipients.list_name',
+  'campaigns.recipients.recipient_count',
+].join(',');
+
+/**
+ * The account's drafts (status `save`), newest first: one page of Mailchimp's most, 1,000, which
+ * is more drafts than anyone picks from a list; only the fields the picker shows.
+ */
+export async function readDrafts(client: MailchimpClient): Promise<DraftCampaign[]> {
+  const answer = await client.get<DraftsAnswer>('/campaigns', {
+    status: 'save',
+    count: PAGE,
+    sort_field: 'create_time',
+    sort_dir: 'DESC',
+    fields: DRAFT_FIELDS,
+  });
+  const drafts = answer.campaigns.map((campaign) => {
+    const listId = campaign.recipients?.list_id ?? '';
+    return {
+      id: campaign.id,
+      title: campaign.settings?.title ?? '',
+      audienceId: listId === '' ? null : listId,
+      audienceName: listId === '' ? null : (campaign.recipients?.list_name ?? null),
+      recipientCount: campaign.recipients?.recipient_count ?? 0,
+      createdAt: instantOf(campaign.create_time),
+    };
+  });
+  // Newest first whether or not the sort was applied (ISO instants compare as text).
+  return drafts.sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
+}
+
+/** Mailchimp's `2015-10-21T15:41:36+00:00` as an ISO instant; null when blank or not a time. */
+function instantOf(value: string | undefined): string | null {
+  const time = value === undefined || value === '' ? Number.NaN : Date.parse(value);
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+}
 
 /** The campaign; null when Mailchimp has none of that id. */
 export async function readCampaign(client: MailchimpClient, campaignId: string): Promise<Campaign | null> {

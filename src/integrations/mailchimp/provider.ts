@@ -1,10 +1,10 @@
 /**
- * Mailchimp as a provider (DESIGN §3.4): API keys are 32 hex digits and `-<data centre>`; a session
+ * Mailchimp as a provider: API keys are 32 hex digits and `-<data centre>`; a session
  * reads the account, its audiences and their members through the typed client, and prepares an
  * audience for write-back (merge fields and saved segments, created once).
  */
 import { createHash } from 'node:crypto';
-import type { Campaign, ExcludedSegment, Exclusion, Recipient } from '../campaign-ports.ts';
+import type { Campaign, DraftCampaign, ExcludedSegment, Exclusion, Recipient } from '../campaign-ports.ts';
 import type {
   Audience,
   InFlightLimiter,
@@ -23,7 +23,7 @@ import type {
 } from '../ports.ts';
 import { batchOutcome, submitBatch, writeOperations } from './batch-writes.ts';
 import { excludeFromCampaign } from './campaign-exclusion.ts';
-import { readCampaign, readRecipients } from './campaigns.ts';
+import { readCampaign, readDrafts, readRecipients } from './campaigns.ts';
 import { DATA_CENTRE, MailchimpClient, MailchimpError } from './client.ts';
 import { MailchimpOAuth } from './oauth.ts';
 import { MERGE_FIELDS, SCORE_SEGMENTS } from './write-back.ts';
@@ -229,6 +229,10 @@ class MailchimpSession implements ProviderSession {
     } catch (error) {
       if (!(error instanceof MailchimpError && error.status === 404)) throw error;
     }
+  }
+
+  draftCampaigns(): Promise<DraftCampaign[]> {
+    return readDrafts(this.client);
   }
 
   campaign(campaignId: string): Promise<Campaign | null> {

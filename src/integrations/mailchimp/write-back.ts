@@ -1,5 +1,5 @@
 /**
- * What Mailvet writes to a Mailchimp audience (DESIGN §3.4; docs/integrations/mailchimp.md): the
+ * What Mailvet writes to a Mailchimp audience (docs/integrations/mailchimp.md): the
  * names of the merge fields, tags and saved segments, and the categories statuses fall in.
  */
 import type { Category } from '../categories.ts';

@@ -1,6 +1,6 @@
 /**
  * Mailchimp's `cleaned` members are its hard bounces: a run records them as the account's
- * hard-bounce feedback at their change time (DESIGN §3.5), before its list is verified, so they
+ * hard-bounce feedback at their change time, before its list is verified, so they
  * verify as `bounced` for the account. The change time makes each record's identity: reading the
  * same members again records nothing twice.
  */

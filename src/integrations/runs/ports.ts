@@ -1,5 +1,5 @@
 /**
- * Runs of an integration (DESIGN §3.4): an audience's members read, verified as a list job and
+ * Runs of an integration: an audience's members read, verified as a list job and
  * written back. A run's whole state lives in the store, so any worker takes it up where another
  * stopped: the phase it is in, the list its members went to, how far write-back got and the
  * platform jobs (batches) still to count.

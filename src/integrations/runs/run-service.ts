@@ -1,5 +1,5 @@
 /**
- * What the API (and schedules) do with runs (DESIGN §3.4): start one on an audience of a connected
+ * What the API (and schedules) do with runs: start one on an audience of a connected
  * integration, show runs with their list's live counts, cancel one. The work is the run worker's,
  * reached through the queue; one audience has at most one run going at a time.
  */

@@ -1,5 +1,5 @@
 /**
- * The worker side of runs (DESIGN §3.4), one phase after another, each taken up again from the
+ * The worker side of runs, one phase after another, each taken up again from the
  * store after a crash:
  * - reading: the audience's members, 1,000 a page, become a list (the new list's id is stored
  *   before its first row, so a half-read list left by a crash is found and removed, and a list

@@ -1,5 +1,5 @@
 /**
- * Schedules of integration runs (DESIGN §3.4): a cron expression in a time zone starts a run of an
+ * Schedules of integration runs: a cron expression in a time zone starts a run of an
  * audience at each slot. The store holds when each schedule is due next, so schedules survive
  * restarts, and a slot is claimed with one conditional update, so of any number of processes
  * exactly one starts its run.

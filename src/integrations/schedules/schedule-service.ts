@@ -1,5 +1,5 @@
 /**
- * What the API does with schedules (DESIGN §3.4): create one for an audience of a connected
+ * What the API does with schedules: create one for an audience of a connected
  * integration (the expression and time zone checked, the audience checked with the platform), show,
  * change, pause and remove them. Each keeps its next slot in the store: recomputed when its
  * expression, time zone or pause change, null while paused. Starting runs is the task's

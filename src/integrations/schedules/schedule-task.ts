@@ -1,5 +1,5 @@
 /**
- * The periodic task that starts scheduled runs (DESIGN §3.4), safe on any number of processes: each
+ * The periodic task that starts scheduled runs, safe on any number of processes: each
  * due schedule's slot is claimed by moving its next run to the slot after now, in one conditional
  * update, and only the process whose update changed the row starts the run. Because the next slot
  * is counted from now, not from the slot that was due, a schedule that missed many slots while the

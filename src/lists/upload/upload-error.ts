@@ -5,11 +5,12 @@
  */
 
 /**
- * Which API error it becomes (DESIGN §1 "Errors"): `bad_request` (400) when the body cannot be
+ * Which API error it becomes: `bad_request` (400) when the body cannot be
  * read as the format it claims to be; `validation_failed` (422) when it can, but its content breaks
- * a rule (missing or empty `emails`, too many rows, no email column, a bad entry).
+ * a rule (missing or empty `emails`, too many rows, no email column, a bad entry);
+ * `payload_too_large` (413) when it is over the upload's size limit.
  */
-export type UploadErrorCode = 'bad_request' | 'validation_failed';
+export type UploadErrorCode = 'bad_request' | 'payload_too_large' | 'validation_failed';
 
 /** An upload the uploader must fix; `message` is written for them. */
 export class UploadError extends Error {

@@ -1,5 +1,5 @@
 /**
- * The lists stage (DESIGN §2): disposable domain, role-based local part, free provider. Pure: the
+ * The lists stage: disposable domain, role-based local part, free provider. Pure: the
  * operator's allow and deny entries come in as values (read by `adapters/domain-lists/operator-lists.ts`).
  */
 import type { ListsCheck } from '../report.ts';

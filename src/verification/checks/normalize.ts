@@ -1,5 +1,5 @@
 /**
- * normalize (DESIGN §2): trim, Unicode NFC, split at the last `@`, domain to lower-case ASCII by
+ * normalize: trim, Unicode NFC, split at the last `@`, domain to lower-case ASCII by
  * UTS-46. Runs for every address, so plain ASCII input takes a fast path that never reaches the
  * IDNA tables; the fast path accepts exactly what tr46 would (tests/verification/normalize.test.ts
  * compares the two).

@@ -1,5 +1,5 @@
 /**
- * Domain typo correction (DESIGN §2, suggestions). A known live domain is never corrected. Else:
+ * Domain typo correction (the suggestions stage). A known live domain is never corrected. Else:
  * - a fine suffix (`com`, `co.uk`): correct the second-level name towards a popular provider's
  *   (`gmial.com`, `gmai.co.uk`), a giant provider's wrong generic TLD (`gmail.net`), a popular
  *   domain with a stray label (`gmail.com.co`) or a doubled TLD (`example.con.com`);

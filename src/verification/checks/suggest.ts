@@ -1,5 +1,5 @@
 /**
- * suggestions (DESIGN §2): typo correction of the domain against popular mail domains, their
+ * suggestions: typo correction of the domain against popular mail domains, their
  * second-level names and the popular TLDs, never for a known live domain. Runs for every
  * address: a known domain costs one Set lookup, and answers for other domains are remembered
  * (domains repeat a lot in real lists). The algorithm is in suggest-engine.ts.

@@ -1,5 +1,5 @@
 /**
- * syntax (DESIGN §2): is the normalized address an RFC 5321 Mailbox? Dot-string or Quoted-string
+ * syntax: is the normalized address an RFC 5321 Mailbox? Dot-string or Quoted-string
  * local part (RFC 6531 UTF-8 allowed), a host name or an address literal, within the length limits.
  * Follows the isemail mailbox view; where we differ, tests/fixtures/syntax-divergences.json says why.
  */

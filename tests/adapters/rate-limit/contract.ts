@@ -1,5 +1,5 @@
 /**
- * The RateLimiter contract (DESIGN §1: a token bucket per key, refilled at the rate per second,
+ * The RateLimiter contract (a token bucket per key, refilled at the rate per second,
  * holding at most twice that). Every implementation runs it, in real time: the figures asserted
  * are those of a sequence much shorter than one token's refill, and waits are only ever "long
  * enough", so a slow machine cannot fail it.

@@ -19,6 +19,7 @@ import type {
   ListStore,
   NewList,
   PendingAddress,
+  ResultFilter,
   UploadedRow,
 } from '../../../src/lists/ports.ts';
 import type { Store } from '../../../src/store.ts';
@@ -1252,6 +1253,59 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         assert.deepEqual(paged, [1, 2, 3, 4, 5, 6]);
         assert.deepEqual(await numbers(6, 100), []);
 
+        // The results table's pages: by offset, the same rows as the walk above.
+        const pageAt = async (offset: number, limit: number, filter: ResultFilter = {}) =>
+          (await lists.resultRowsAt(list.id, offset, limit, filter)).map((one) => one.rowNumber);
+        assert.deepEqual(await lists.resultRowsAt(list.id, 0, 100, {}), all);
+        assert.deepEqual(await pageAt(2, 2), [3, 4]);
+        assert.deepEqual(await pageAt(4, 10), [5, 6]);
+        assert.deepEqual(await pageAt(6, 10), []);
+        assert.deepEqual(await pageAt(1, 2, { statuses: ['VALID', 'INVALID'] }), [2, 3]);
+        assert.equal(await lists.countResultRows(list.id, {}), 6);
+        assert.equal(await lists.countResultRows(list.id, { statuses: ['VALID', 'INVALID'] }), 4);
+        assert.equal(await lists.countResultRows(list.id, { statuses: ['PROBABLY_VALID'] }), 0);
+        assert.equal(await lists.countResultRows('lst_none', {}), 0);
+        assert.deepEqual(await lists.resultRowsAt('lst_none', 0, 10, {}), []);
+        const found = async (search: string, statuses?: Status[]) => {
+          const filter = { search, statuses };
+          const rowsFound = await pageAt(0, 100, filter);
+          assert.equal(
+            await lists.countResultRows(list.id, filter),
+            rowsFound.length,
+            `count of "${search}"`,
+          );
+          return rowsFound;
+        };
+        // A substring anywhere in the address, letters compared without case.
+        assert.deepEqual(await found('ann@'), [1, 3]);
+        assert.deepEqual(await found('EXAMPLE.TEST'), [1, 2, 3, 6]);
+        assert.deepEqual(await found('other'), [4, 5]);
+        assert.deepEqual(await found('example', ['INVALID']), [2, 6]);
+        assert.deepEqual(await found('nobody'), []);
+        assert.deepEqual(await pageAt(1, 1, { search: 'example' }), [2]);
+      });
+
+      it('searches addresses for LIKE’s wildcards and escape as plain characters', async () => {
+        const key = await newKey();
+        const emails = ['a%b@x.test', 'axb@x.test', 'c_d@x.test', 'cxd@x.test', 'e!f@x.test', 'e\\f@x.test'];
+        const list = await upload(key, [rowsOf(emails)]);
+        const found = async (search: string) =>
+          (await lists.resultRowsAt(list.id, 0, 10, { search })).map((one) => one.email);
+        assert.deepEqual(await found('%'), ['a%b@x.test']);
+        assert.deepEqual(await found('a%b'), ['a%b@x.test']);
+        assert.deepEqual(await found('_'), ['c_d@x.test']);
+        assert.deepEqual(await found('c_d'), ['c_d@x.test']);
+        assert.deepEqual(await found('!'), ['e!f@x.test']);
+        assert.deepEqual(await found('!f'), ['e!f@x.test']);
+        assert.deepEqual(await found('\\'), ['e\\f@x.test']);
+        assert.deepEqual(await found("'"), []);
+        assert.equal(await lists.countResultRows(list.id, { search: '%' }), 1);
+        assert.equal(await lists.countResultRows(list.id, { search: 'X.TEST' }), 6);
+      });
+
+      it('gives JSON uploads’ rows without fields', async () => {
+        const key = await newKey();
+        const annResult = verificationResult('ann@example.test', 'VALID');
         // JSON uploads have no fields.
         const json = await upload(key, [rowsOf(['ann@example.test'])]);
         await lists.saveResults(json.id, [{ addressKey: 'ann@example.test', result: annResult }]);

@@ -174,6 +174,95 @@ export function storeContract(target: StoreContractTarget): void {
       assert.ok((await store.users.findSessionByHash(current.tokenHash)) !== null);
     });
 
+    it('confirms addresses: a user made without a confirmation instant is confirmed at creation', async () => {
+      const account = await store.createAccount({ name: 'Confirmed', plan: 'free' });
+      const operatorMade = await store.users.createUser({
+        accountId: account.id,
+        email: `made-${randomUUID()}@example.com`,
+        passwordHash: 'h',
+      });
+      assert.equal(operatorMade?.emailConfirmedAt, operatorMade?.createdAt);
+      const signUp = await store.users.createUser({
+        accountId: account.id,
+        email: `waiting-${randomUUID()}@example.com`,
+        passwordHash: 'h',
+        emailConfirmedAt: null,
+      });
+      assert.ok(signUp !== null);
+      assert.equal(signUp.emailConfirmedAt, null);
+      assert.equal((await store.users.findUserById(signUp.id))?.emailConfirmedAt, null);
+      await store.users.confirmEmail(signUp.id, '2026-11-02T00:00:00.000Z');
+      await store.users.confirmEmail(signUp.id, '2026-11-03T00:00:00.000Z');
+      assert.equal(
+        (await store.users.findUserByEmail(signUp.email))?.emailConfirmedAt,
+        '2026-11-02T00:00:00.000Z',
+        'the first confirmation stands',
+      );
+    });
+
+    it('keeps one-time links by hash: used once, not after expiry, not for another purpose, replaced by a newer one', async () => {
+      const account = await store.createAccount({ name: 'Links', plan: 'free' });
+      const user = await store.users.createUser({
+        accountId: account.id,
+        email: `links-${randomUUID()}@example.com`,
+        passwordHash: 'h',
+      });
+      assert.ok(user !== null);
+      const link = (tokenHash: string, purpose: 'confirm_email' | 'reset_password', expiresAt: string) =>
+        store.users.createUserToken({
+          userId: user.id,
+          purpose,
+          tokenHash,
+          createdAt: '2026-11-01T00:00:00.000Z',
+          expiresAt,
+        });
+      const before = '2026-11-01T00:30:00.000Z';
+      await link(`reset-${randomUUID()}`, 'reset_password', '2026-11-01T01:00:00.000Z');
+      const confirm = `confirm-${randomUUID()}`;
+      await link(confirm, 'confirm_email', '2026-11-03T00:00:00.000Z');
+      const reset = `reset-${randomUUID()}`;
+      await link(reset, 'reset_password', '2026-11-01T01:00:00.000Z');
+
+      assert.equal(await store.users.takeUserToken(reset, 'confirm_email', before), null, 'another purpose');
+      const [first, second] = await Promise.all([
+        store.users.takeUserToken(reset, 'reset_password', before),
+        store.users.takeUserToken(reset, 'reset_password', before),
+      ]);
+      assert.deepEqual([first, second].sort(), [null, user.id].sort(), 'of two takes at once, one gets it');
+      assert.equal(await store.users.takeUserToken(reset, 'reset_password', before), null, 'used once');
+      // The confirmation link is another purpose: the reset links did not replace it.
+      assert.equal(
+        await store.users.takeUserToken(confirm, 'confirm_email', '2026-11-03T00:00:00.000Z'),
+        null,
+        'expired',
+      );
+      assert.equal(await store.users.takeUserToken(`none-${randomUUID()}`, 'reset_password', before), null);
+
+      const older = `confirm-${randomUUID()}`;
+      const newer = `confirm-${randomUUID()}`;
+      await link(older, 'confirm_email', '2026-11-03T00:00:00.000Z');
+      await link(newer, 'confirm_email', '2026-11-03T00:00:00.000Z');
+      assert.equal(await store.users.takeUserToken(older, 'confirm_email', before), null, 'replaced');
+      assert.equal(await store.users.takeUserToken(newer, 'confirm_email', before), user.id);
+
+      const stale = `reset-${randomUUID()}`;
+      await link(stale, 'reset_password', '2026-10-01T00:00:00.000Z');
+      assert.ok((await store.users.deleteExpiredUserTokens('2026-10-02T00:00:00.000Z')) >= 1);
+      assert.equal(
+        await store.users.takeUserToken(stale, 'reset_password', '2026-09-01T00:00:00.000Z'),
+        null,
+      );
+
+      const kept = `confirm-${randomUUID()}`;
+      await link(kept, 'confirm_email', '2026-11-03T00:00:00.000Z');
+      await store.deleteAccount(account.id);
+      assert.equal(
+        await store.users.takeUserToken(kept, 'confirm_email', before),
+        null,
+        'gone with the user',
+      );
+    });
+
     it("keeps integrations per account: another account's is not found, not changed, not deleted", async () => {
       const mine = await store.createAccount({ name: 'Mine', plan: 'free' });
       const theirs = await store.createAccount({ name: 'Theirs', plan: 'free' });
@@ -264,6 +353,56 @@ export function storeContract(target: StoreContractTarget): void {
       );
       assert.equal(await store.integrations.deleteIntegration(mine.id, integrationId), true);
       assert.equal(await store.integrations.findWatchByTokenHash(watch.tokenHash), null, 'removed with it');
+    });
+
+    it("keeps each integration's last campaign check for its account only, replaced by the next", async () => {
+      const { accountId, integrationId } = await connectedIntegration(store, 'Checker');
+      const other = await connectedIntegration(store, 'Other checker');
+      const check = {
+        campaignId: 'c1',
+        title: 'Spring “sale”',
+        audienceId: 'aud1',
+        recipients: 3,
+        byCategory: { valid: 1, risky: 1, invalid: 1, unverified: 0 },
+        verified: 2,
+        excluded: null,
+        message: null,
+      };
+      const first = {
+        accountId,
+        integrationId,
+        verifyUnverified: true,
+        checkedAt: '2026-11-26T10:00:00.000Z',
+        check,
+      };
+      assert.equal(await store.integrations.lastCampaignCheck(accountId, integrationId), null);
+      await store.integrations.saveLastCampaignCheck(first);
+      assert.deepEqual(await store.integrations.lastCampaignCheck(accountId, integrationId), first);
+      assert.equal(await store.integrations.lastCampaignCheck(other.accountId, integrationId), null);
+      assert.equal(await store.integrations.lastCampaignCheck(accountId, other.integrationId), null);
+      // Another account's integration is never written to.
+      await store.integrations.saveLastCampaignCheck({ ...first, accountId: other.accountId });
+      assert.deepEqual(await store.integrations.lastCampaignCheck(accountId, integrationId), first);
+      assert.equal(await store.integrations.lastCampaignCheck(other.accountId, integrationId), null);
+
+      const second = {
+        ...first,
+        verifyUnverified: false,
+        checkedAt: '2026-11-26T10:05:00.000Z',
+        check: {
+          ...check,
+          excluded: { id: '41', name: 'Mailvet: Spring “sale” without invalid', members: 2 },
+          message: 'The monthly verification quota ran out: 1 recipient was left unverified.',
+        },
+      };
+      await store.integrations.saveLastCampaignCheck(second);
+      assert.deepEqual(await store.integrations.lastCampaignCheck(accountId, integrationId), second);
+      assert.equal(await store.integrations.deleteIntegration(accountId, integrationId), true);
+      assert.equal(
+        await store.integrations.lastCampaignCheck(accountId, integrationId),
+        null,
+        'gone with it',
+      );
     });
 
     it('deletes an account with its keys, users and usage', async () => {

@@ -1,5 +1,5 @@
 /**
- * The dashboard plugin (DESIGN §3.3) on a bare Fastify instance, pointed at a temporary build: the
+ * The dashboard plugin on a bare Fastify instance, pointed at a temporary build: the
  * index at `/`, client routes answered with it, hashed assets cached for a year, the HTML's
  * security headers, the API's paths left to the app, and a clear 503 page when nothing is built.
  */

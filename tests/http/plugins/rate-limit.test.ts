@@ -1,5 +1,5 @@
 /**
- * The per-key rate limit (DESIGN §1): a token bucket refilled at the plan's rate, holding twice
+ * The per-key rate limit: a token bucket refilled at the plan's rate, holding twice
  * that; the 429 `rate_limited` with Retry-After; the RateLimit-* headers counting down.
  */
 import assert from 'node:assert/strict';

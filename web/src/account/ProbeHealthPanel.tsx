@@ -1,7 +1,8 @@
 /**
  * "Probe host health" on the Account page, for operators only: the last `mailvet doctor` report
  * (port 25, egress address, HELO, reverse DNS, blocklists, SPF, resolver), each finding with its
- * fix. The API answers 404 to anyone else, and then the panel is not shown at all.
+ * fix. The Account page renders it only when the session says its user is an operator; should the
+ * API still answer 404 (MAILVET_OPERATORS changed since), the panel is not shown at all.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/client';

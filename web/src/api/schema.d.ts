@@ -88,6 +88,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/session/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the signed-out pages offer: sign-up, password reset */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The settings. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description MAILVET_SIGNUP.
+                             * @enum {string}
+                             */
+                            signup: "open" | "closed";
+                            /** @description Whether this server emails password-reset links (it has a mail relay). */
+                            password_reset: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/signup": {
         parameters: {
             query?: never;
@@ -480,6 +524,411 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/session/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm a user's address with the token of the link emailed at sign-up */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token of the emailed link (its `token` query parameter). */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Confirmed: the account may verify. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/session/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a password-reset link to the address, if a user has it */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken: the same answer whether or not a user has the address. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/session/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the token of a reset link; every session of the user ends */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token of the emailed link (its `token` query parameter). */
+                        token: string;
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Set: sign in with the new password. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error; code: bad_request. */
+                400: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verify": {
         parameters: {
             query?: never;
@@ -563,6 +1012,29 @@ export interface paths {
                     headers: {
                         /** @description `Bearer`, with error="invalid_token" for a bad key. */
                         "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: payload_too_large. */
+                413: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -734,6 +1206,29 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Error; code: payload_too_large. */
+                413: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error; code: validation_failed. */
                 422: {
                     headers: {
@@ -876,10 +1371,13 @@ export interface paths {
                         "application/json": {
                             /** @description The domain checked, in ASCII (A-label) form. */
                             domain: string;
-                            /** @enum {string} */
-                            grade: "A" | "B" | "C" | "D" | "F";
-                            /** @description The points behind the grade. */
-                            score: number;
+                            /**
+                             * @description Null when the DNS resolver of the service cannot be trusted (the one finding is then `resolver_untrustworthy`): no grade rests on its answers.
+                             * @enum {string|null}
+                             */
+                            grade: "A" | "B" | "C" | "D" | "F" | null;
+                            /** @description The points behind the grade; null with the grade. */
+                            score: number | null;
                             /**
                              * Format: date-time
                              * @description When the checks ran (earlier than now for a cached report).
@@ -892,7 +1390,7 @@ export interface paths {
                             dkim_selectors: string[];
                             /** @description Whether they were the caller’s. */
                             dkim_selectors_given: boolean;
-                            /** @description False when a lookup failed or a check did not finish (findings `*_lookup_failed`, `check_unfinished`): such a report is not reused, check again. */
+                            /** @description False when a lookup failed or a check did not finish (findings `*_lookup_failed`, `check_unfinished`), or when the resolver cannot be trusted (`resolver_untrustworthy`): such a report is not reused, check again. */
                             complete: boolean;
                             counts: {
                                 pass: number;
@@ -902,7 +1400,7 @@ export interface paths {
                             };
                             findings: {
                                 /** @enum {string} */
-                                check: "spf" | "dmarc" | "dkim" | "mx" | "mta_sts" | "tls_rpt" | "bimi" | "blocklists";
+                                check: "resolver" | "spf" | "dmarc" | "dkim" | "mx" | "mta_sts" | "tls_rpt" | "bimi" | "blocklists";
                                 /**
                                  * @description Stable name of the finding (docs/deliverability.md lists them).
                                  * @example spf_too_many_lookups
@@ -950,6 +1448,29 @@ export interface paths {
                     headers: {
                         /** @description `Bearer`, with error="invalid_token" for a bad key. */
                         "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: payload_too_large. */
+                413: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1332,7 +1853,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error; code: storage_limit_reached. */
+                /** @description Error; code: payload_too_large, storage_limit_reached. */
                 413: {
                     headers: {
                         /** @description The key's requests per second. */
@@ -2264,6 +2785,176 @@ export interface paths {
                     content: {
                         "text/csv": string;
                         "application/json": Record<string, never>[];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lists/{id}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a list's rows with their results, filtered by status and searched by address
+         * @description `limit` rows (1 to 100, default 25) after the first `offset` (default 0) of the rows kept, in upload order. `status` keeps only rows with those final statuses (comma-separated); `q` only rows whose address contains it (letters compared without case; `%` and `_` are plain characters). `total` is how many rows are kept in all.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Rows to skip, default 0. */
+                    offset?: string;
+                    /** @description Rows per page, 1 to 100 (default 25). */
+                    limit?: string;
+                    /** @example VALID,PROBABLY_VALID */
+                    status?: string;
+                    /** @description Text the address must contain. */
+                    q?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The list id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The page of rows. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListRowPage"];
                     };
                 };
                 /** @description Error; code: unauthorized. */
@@ -4805,6 +5496,366 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations/{id}/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The platform's draft campaigns, to pick one to check */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The drafts, newest first. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DraftCampaignList"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: integration_disconnected. */
+                409: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: provider_unavailable. */
+                502: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}/campaign-checks/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The integration's last pre-campaign check, as it answered */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The last check, or null. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LastCampaignCheck"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/integrations/{id}/campaign-checks": {
         parameters: {
             query?: never;
@@ -6609,6 +7660,168 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/session/confirm/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email the link that confirms the address again (an earlier one stops working) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relay took the message. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: conflict. */
+                409: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: provider_unavailable. */
+                502: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/password": {
         parameters: {
             query?: never;
@@ -7546,7 +8759,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "not_found" | "request_timeout" | "conflict" | "integration_disconnected" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
         };
@@ -7576,7 +8789,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "not_found" | "request_timeout" | "conflict" | "integration_disconnected" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
             /** @description Each dependency and whether it answered. */
@@ -7613,6 +8826,16 @@ export interface components {
             progress: number;
             /** @description Why the list stopped early (quota used up), or null. */
             message: string | null;
+            /** @description While a running list waits to check again the addresses that had no answer yet (greylisting, a timeout, an unreachable server, our DNS failing): the rows waiting and when the next re-check is due. Null otherwise. */
+            rechecks: {
+                /** @description Rows waiting for a re-check. */
+                pending: number;
+                /**
+                 * Format: date-time
+                 * @description When the next re-check is due.
+                 */
+                next_at: string;
+            } | null;
             webhook_url: string | null;
             /** Format: date-time */
             created_at: string;
@@ -7656,6 +8879,16 @@ export interface components {
             progress: number;
             /** @description Why the list stopped early (quota used up), or null. */
             message: string | null;
+            /** @description While a running list waits to check again the addresses that had no answer yet (greylisting, a timeout, an unreachable server, our DNS failing): the rows waiting and when the next re-check is due. Null otherwise. */
+            rechecks: {
+                /** @description Rows waiting for a re-check. */
+                pending: number;
+                /**
+                 * Format: date-time
+                 * @description When the next re-check is due.
+                 */
+                next_at: string;
+            } | null;
             webhook_url: string | null;
             /** Format: date-time */
             created_at: string;
@@ -7677,12 +8910,31 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
         };
+        ListRowPage: {
+            rows: {
+                /** @description The row's number in the upload, from 1. */
+                row: number;
+                /** @description The address as uploaded (trimmed). */
+                email: string;
+                /** @description Its final result; null while it has none yet. */
+                result: components["schemas"]["VerificationResult"] | null;
+            }[];
+            /** @description Rows the filter keeps, in all. */
+            total: number;
+            /** @description Rows of those before this page. */
+            offset: number;
+            limit: number;
+        };
         Session: {
             user: {
                 id: string;
                 email: string;
                 /** Format: date-time */
                 created_at: string;
+                /** @description Whether the user is one of the operators named in MAILVET_OPERATORS (who may read GET /doctor and change plans with the CLI). */
+                operator: boolean;
+                /** @description The account waits for its address to be confirmed (the link emailed at sign-up): until then its unsafe requests are 403 account_unconfirmed. */
+                awaiting_confirmation: boolean;
             };
             account: {
                 id: string;
@@ -7867,6 +9119,31 @@ export interface components {
             } | null;
             /** @description What was left undone and why (the quota ran out, the bounds of one check, write errors); null when nothing was. */
             message: string | null;
+        };
+        DraftCampaignList: {
+            /** @description The platform's draft campaigns, newest first. */
+            campaigns: {
+                /** @description Give it as `campaign_id` to check the campaign. */
+                id: string;
+                title: string;
+                /** @description The audience it goes to; null when none was chosen yet (it cannot be checked then). */
+                audience_id: string | null;
+                audience_name: string | null;
+                /** @description Recipients as the platform counts them now. */
+                recipient_count: number;
+                /** Format: date-time */
+                created_at: string | null;
+            }[];
+        };
+        LastCampaignCheck: {
+            /** @description The integration's last check, as it answered; null when it has none yet. */
+            last_check: {
+                /** Format: date-time */
+                checked_at: string;
+                /** @description As the check was asked. */
+                verify_unverified: boolean;
+                check: components["schemas"]["CampaignCheck"];
+            } | null;
         };
         Run: {
             id: string;

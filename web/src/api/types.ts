@@ -42,11 +42,19 @@ export type Run = components['schemas']['Run'];
 export type RunState = Run['state'];
 export type Schedule = components['schemas']['Schedule'];
 export type CampaignCheck = components['schemas']['CampaignCheck'];
+/** A draft campaign offered for the pre-campaign check. */
+export type DraftCampaign = components['schemas']['DraftCampaignList']['campaigns'][number];
+/** An integration's last pre-campaign check, kept by the server. */
+export type LastCampaignCheck = NonNullable<components['schemas']['LastCampaignCheck']['last_check']>;
 export type CampaignExclusion = NonNullable<
   NonNullable<
     paths['/api/v1/integrations/{id}/campaign-checks']['post']['requestBody']
   >['content']['application/json']['exclude']
 >;
+
+/** A page of a list's rows (`GET /lists/{id}/rows`), and one of its rows. */
+export type ListRowPage = components['schemas']['ListRowPage'];
+export type ListRow = ListRowPage['rows'][number];
 
 /** One row of `GET /lists/{id}/results?format=json` (the schema leaves its items open). */
 export interface ResultRow {

@@ -1,13 +1,16 @@
 /** The dashboard: the signed-out screens, or the signed-in app with its pages. */
 import { Navigate, Route, Routes } from 'react-router';
 import { AccountPage } from '../pages/AccountPage';
+import { ConfirmPage } from '../pages/ConfirmPage';
 import { DeliverabilityPage } from '../pages/DeliverabilityPage';
+import { ForgotPasswordPage } from '../pages/ForgotPasswordPage';
 import { IntegrationsPage } from '../pages/IntegrationsPage';
 import { KeysPage } from '../pages/KeysPage';
 import { ListPage } from '../pages/ListPage';
 import { ListsPage } from '../pages/ListsPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { OverviewPage } from '../pages/OverviewPage';
+import { ResetPasswordPage } from '../pages/ResetPasswordPage';
 import { SignInPage } from '../pages/SignInPage';
 import { SignUpPage } from '../pages/SignUpPage';
 import { VerifyPage } from '../pages/VerifyPage';
@@ -41,6 +44,9 @@ export function App() {
         <SignedOutLayout>
           <Routes>
             <Route path="/signup" element={<SignUpPage />} />
+            <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+            <Route path="/reset-password" element={<ResetPasswordPage />} />
+            <Route path="/confirm" element={<ConfirmPage />} />
             {/* Any other address asks to sign in, then shows the page it named. */}
             <Route path="*" element={<SignInPage notice={state.notice} />} />
           </Routes>
@@ -58,6 +64,8 @@ export function App() {
             <Route path="/integrations" element={<IntegrationsPage />} />
             <Route path="/deliverability" element={<DeliverabilityPage />} />
             <Route path="/account" element={<AccountPage />} />
+            <Route path="/confirm" element={<ConfirmPage />} />
+            <Route path="/reset-password" element={<ResetPasswordPage />} />
             <Route path="/signin" element={<Navigate to="/" replace />} />
             <Route path="/signup" element={<Navigate to="/" replace />} />
             <Route path="*" element={<NotFoundPage />} />

@@ -1,12 +1,14 @@
 /**
- * The signed-in frame: a skip link, the header with the navigation and "Sign out", and the main
- * region. Other links never contain a navigation link's name (tests and speech find links by it).
- * After each navigation focus moves to the new page's heading, so a screen reader announces
- * the page and the next Tab starts inside it.
+ * The signed-in frame: a skip link, the header with the navigation and "Sign out", the banners
+ * (an address to confirm, the resolver), the main region, and a footer with the API reference. Other links never contain a
+ * navigation link's name (tests and speech find links by it). After each navigation focus moves
+ * to the new page's heading, so a screen reader announces the page and the next Tab starts inside it.
  */
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { useSession, useSignedIn } from '../session/session';
+import { ConfirmBanner } from './ConfirmBanner';
+import { ResolverBanner } from './ResolverBanner';
 
 const NAVIGATION = [
   { to: '/', label: 'Overview' },
@@ -76,9 +78,15 @@ export function Layout({ children }: { children: ReactNode }) {
           Signing out failed: {signOutError}
         </div>
       )}
+      <ConfirmBanner />
+      <ResolverBanner />
       <main id="main" ref={mainRef} tabIndex={-1}>
         {children}
       </main>
+      <footer className="site-footer">
+        {/* Served by the API itself, outside the dashboard's routes: a full page load. */}
+        <a href="/docs">API reference</a>
+      </footer>
     </>
   );
 }

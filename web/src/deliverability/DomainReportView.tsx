@@ -1,6 +1,7 @@
 /**
  * A sender-domain report: the grade, the counts, and each finding with its status in words and its
- * fix written out, grouped by check in the order the API gives them.
+ * fix written out, grouped by check in the order the API gives them. A report without a grade (the
+ * service's resolver cannot be trusted) says so instead of a grade, above its one finding.
  */
 import type { SuccessBody } from '../api/types';
 import { formatInstant } from '../lib/format';
@@ -16,6 +17,7 @@ const STATUS_WORDS: Record<Finding['status'], string> = {
   info: 'information',
 };
 const CHECK_NAMES: Record<Finding['check'], string> = {
+  resolver: 'DNS resolver',
   spf: 'SPF',
   dmarc: 'DMARC',
   dkim: 'DKIM',
@@ -25,7 +27,7 @@ const CHECK_NAMES: Record<Finding['check'], string> = {
   bimi: 'BIMI',
   blocklists: 'Blocklists',
 };
-const GRADE_WORDS: Record<DomainReport['grade'], string> = {
+const GRADE_WORDS: Record<NonNullable<DomainReport['grade']>, string> = {
   A: 'everything in place',
   B: 'good, with things to fix',
   C: 'mail at risk of the spam folder',
@@ -38,11 +40,19 @@ export function DomainReportView({ report }: { report: DomainReport }) {
   return (
     <section aria-labelledby="domain-report-heading" className="card">
       <h2 id="domain-report-heading">
-        Grade {report.grade} for {report.domain}
+        {report.grade === null ? 'No grade' : `Grade ${report.grade}`} for {report.domain}
       </h2>
       <p>
-        <strong>{report.score}/100</strong>: {GRADE_WORDS[report.grade]}.{' '}
-        {!report.complete && <strong>Incomplete: some lookups failed, check again in a while. </strong>}
+        {report.grade === null ? (
+          <strong>
+            The DNS resolver of this service cannot be trusted, so nothing it said about the domain is graded.{' '}
+          </strong>
+        ) : (
+          <>
+            <strong>{report.score}/100</strong>: {GRADE_WORDS[report.grade]}.{' '}
+            {!report.complete && <strong>Incomplete: some lookups failed, check again in a while. </strong>}
+          </>
+        )}
         <span className="muted">
           {pass} passed, {warn} warnings, {fail} failed, {info} for information. Checked{' '}
           {formatInstant(report.checked_at)}

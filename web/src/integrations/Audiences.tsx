@@ -82,7 +82,7 @@ interface AudiencesTableProps {
 function AudiencesTable({ audiences, label, lastRunOf, onValidate, ...toggle }: AudiencesTableProps) {
   return (
     <ScrollRegion label={label}>
-      <table className="audiences-table">
+      <table className="audiences-table stacked-on-narrow">
         <thead>
           <tr>
             <th scope="col">Audience</th>
@@ -99,10 +99,14 @@ function AudiencesTable({ audiences, label, lastRunOf, onValidate, ...toggle }: 
         <tbody>
           {audiences.map((audience) => (
             <tr key={audience.id}>
-              <th scope="row">{audience.name}</th>
-              <td className="number">{formatCount(audience.member_count)}</td>
-              <td>{lastRunWords(lastRunOf(audience))}</td>
-              <td>
+              <th scope="row" className="row-title">
+                {audience.name}
+              </th>
+              <td className="number" data-label="Members">
+                {formatCount(audience.member_count)}
+              </td>
+              <td data-label="Last run">{lastRunWords(lastRunOf(audience))}</td>
+              <td data-label="New subscribers">
                 <WatchToggle audience={audience} {...toggle} />
               </td>
               <td>

@@ -1,31 +1,35 @@
 /**
- * The pre-campaign check: a draft campaign's recipients counted by category, those never verified
- * verified now if asked, and the campaign narrowed to leave out the invalid (or risky and invalid)
- * ones, either at once or as a second step once the counts are seen. Without an exclusion nothing
- * in Mailchimp changes but results written back.
+ * The pre-campaign check: pick one of the platform's draft campaigns, count its recipients by
+ * category (those never verified verified now if asked), then, as a second step asked for and
+ * confirmed, narrow the campaign to leave out the invalid (or risky and invalid) ones. The check
+ * itself changes nothing in Mailchimp but results written back. The last check is kept by the
+ * server, so it is shown again after a reload (or on another device).
  */
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { api } from '../api/client';
 import { settle } from '../api/problem';
-import type { CampaignCheck, CampaignExclusion } from '../api/types';
+import type { CampaignExclusion, DraftCampaign, LastCampaignCheck } from '../api/types';
 import { Field } from '../components/Field';
 import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
+import { countWords } from '../lib/count-words';
 import { CampaignCheckResult } from './CampaignCheckResult';
+import { useDrafts } from './use-drafts';
 
 /** The one field shown with its own message; the API's others join the form's. */
 const FIELDS = ['campaign_id'] as const;
-
-const EXCLUDE_CHOICES: ReadonlyArray<{ value: '' | CampaignExclusion; label: string }> = [
-  { value: '', label: 'Nobody: only count them' },
-  { value: 'invalid', label: 'Invalid recipients' },
-  { value: 'risky', label: 'Risky and invalid recipients' },
-];
 
 interface CheckRequest {
   campaignId: string;
   verifyUnverified: boolean;
   exclude: CampaignExclusion | null;
+}
+
+/** How a draft reads in the picker. */
+export function draftWords(draft: DraftCampaign): string {
+  const title = draft.title.trim() === '' ? 'Untitled campaign' : draft.title;
+  if (draft.audience_id === null) return `${title} (no audience chosen yet)`;
+  return `${title}: to ${draft.audience_name ?? 'its audience'}, ${countWords(draft.recipient_count, 'recipient', 'recipients')}`;
 }
 
 export function CampaignCheckForm({
@@ -36,11 +40,35 @@ export function CampaignCheckForm({
   headingId: string;
 }) {
   const { errors, setErrors, fail, clear, busy, setBusy, formRef } = useApiForm(FIELDS);
-  const [result, setResult] = useState<{ check: CampaignCheck; verifyUnverified: boolean } | null>(null);
+  const [result, setResult] = useState<LastCampaignCheck | null>(null);
+  /** Whether the check shown is the one kept from before (a reload) rather than one made here. */
+  const [restored, setRestored] = useState(false);
+  const checkedHere = useRef(false);
+  const drafts = useDrafts(integrationId);
   const hintId = useId();
+
+  // The check kept from before (a reload), unless one was made here meanwhile.
+  useEffect(() => {
+    let current = true;
+    void settle(
+      api.GET('/api/v1/integrations/{id}/campaign-checks/latest', {
+        params: { path: { id: integrationId } },
+      }),
+    ).then((outcome) => {
+      if (current && outcome.ok && outcome.data.last_check !== null) {
+        if (checkedHere.current) return;
+        setResult(outcome.data.last_check);
+        setRestored(true);
+      }
+    });
+    return () => {
+      current = false;
+    };
+  }, [integrationId]);
 
   const check = async (request: CheckRequest) => {
     if (busy) return;
+    checkedHere.current = true;
     clear();
     setBusy(true);
     const outcome = await settle(
@@ -55,23 +83,26 @@ export function CampaignCheckForm({
     );
     setBusy(false);
     if (!outcome.ok) return fail(outcome.problem);
-    setResult({ check: outcome.data, verifyUnverified: request.verifyUnverified });
+    setRestored(false);
+    setResult({
+      check: outcome.data,
+      verify_unverified: request.verifyUnverified,
+      checked_at: new Date().toISOString(),
+    });
   };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const campaignId = String(form.get('campaign_id') ?? '').trim();
+    const campaignId = String(form.get('campaign_id') ?? '');
     setResult(null);
     if (campaignId === '')
-      return setErrors({ form: null, fields: { campaign_id: 'Give the ID of a draft campaign.' } });
-    const exclude = String(form.get('exclude') ?? '');
-    void check({
-      campaignId,
-      verifyUnverified: form.get('verify_unverified') !== null,
-      exclude: exclude === 'invalid' || exclude === 'risky' ? exclude : null,
-    });
+      return setErrors({ form: null, fields: { campaign_id: 'Choose a draft campaign to check.' } });
+    void check({ campaignId, verifyUnverified: form.get('verify_unverified') !== null, exclude: null });
   };
+
+  const choices = drafts.drafts ?? [];
+  const firstCheckable = choices.find((draft) => draft.audience_id !== null);
 
   return (
     <section aria-labelledby={headingId} className="campaign-check">
@@ -80,61 +111,77 @@ export function CampaignCheckForm({
         Before sending a draft campaign: how many of its recipients are valid, risky or invalid, and leave out
         the ones that would bounce.
       </p>
-      <form ref={formRef} onSubmit={submit} noValidate className="stack">
-        {/* A failed second step is said beside the counts it acted on. */}
-        <FormAlert message={result === null ? errors.form : null} />
-        <Field
-          label="Campaign ID"
-          name="campaign_id"
-          error={errors.fields.campaign_id}
-          hint="The draft campaign’s ID in Mailchimp’s API, such as 42694e9e57."
-        >
-          {(control) => (
-            <input {...control} type="text" autoComplete="off" spellCheck={false} maxLength={100} />
-          )}
-        </Field>
-        <div>
-          <label className="checkbox">
-            <input type="checkbox" name="verify_unverified" defaultChecked aria-describedby={hintId} />
-            Verify unverified recipients
-          </label>
-          <p id={hintId} className="hint">
-            Recipients never verified are verified now, count against your monthly quota, and get their
-            results written back.
-          </p>
-        </div>
-        <fieldset>
-          <legend>Leave out of the campaign</legend>
-          <div className="choices">
-            {EXCLUDE_CHOICES.map((choice) => (
-              <label key={choice.value} className="checkbox">
-                <input
-                  type="radio"
-                  name="exclude"
-                  value={choice.value}
-                  defaultChecked={choice.value === ''}
-                />
-                {choice.label}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <div className="actions">
-          <button type="submit" className="button primary" aria-disabled={busy}>
-            Check campaign
+      {drafts.problem !== null && (
+        <div role="alert" className="alert alert-error">
+          <p>The draft campaigns could not be read: {drafts.problem.message}</p>
+          <button type="button" className="button" onClick={drafts.reload}>
+            Try again
           </button>
-          {busy && <span className="muted">Checking the recipients…</span>}
         </div>
-      </form>
+      )}
+      {drafts.drafts === null && drafts.problem === null && (
+        <p className="muted">Loading the draft campaigns…</p>
+      )}
+      {drafts.drafts !== null && choices.length === 0 && (
+        <div className="actions">
+          <p className="muted">No draft campaigns in this account: make one in Mailchimp, then look again.</p>
+          <button type="button" className="button" onClick={drafts.reload}>
+            Look again
+          </button>
+        </div>
+      )}
+      {choices.length > 0 && (
+        <form ref={formRef} onSubmit={submit} noValidate className="stack">
+          {/* A failed second step is said beside the counts it acted on. */}
+          <FormAlert message={result === null ? errors.form : null} />
+          <Field
+            label="Draft campaign"
+            name="campaign_id"
+            error={errors.fields.campaign_id}
+            hint="Newest first. Only drafts can be checked: a sent or scheduled campaign can no longer change."
+          >
+            {(control) => (
+              <select {...control} defaultValue={firstCheckable?.id ?? ''} className="wide">
+                {firstCheckable === undefined && <option value="">No draft has an audience yet</option>}
+                {choices.map((draft) => (
+                  <option key={draft.id} value={draft.id} disabled={draft.audience_id === null}>
+                    {draftWords(draft)}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <div>
+            <label className="checkbox">
+              <input type="checkbox" name="verify_unverified" defaultChecked aria-describedby={hintId} />
+              Verify unverified recipients
+            </label>
+            <p id={hintId} className="hint">
+              Recipients never verified are verified now, count against your monthly quota, and get their
+              results written back.
+            </p>
+          </div>
+          <div className="actions">
+            <button type="submit" className="button primary" aria-disabled={busy}>
+              Check campaign
+            </button>
+            <button type="button" className="button" onClick={drafts.reload}>
+              Look for new drafts
+            </button>
+            {busy && <span className="muted">Checking the recipients…</span>}
+          </div>
+        </form>
+      )}
       {result !== null && (
         <CampaignCheckResult
-          check={result.check}
+          last={result}
+          restored={restored}
           busy={busy}
           problem={errors.form}
           onExclude={(exclude) =>
-            void check({
+            check({
               campaignId: result.check.campaign_id,
-              verifyUnverified: result.verifyUnverified,
+              verifyUnverified: result.verify_unverified,
               exclude,
             })
           }

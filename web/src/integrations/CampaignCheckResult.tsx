@@ -1,19 +1,23 @@
 /**
  * What a pre-campaign check found: the campaign's recipients by category, what it verified, and the
  * segment the campaign now goes to when some were left out; or, when none were, the exclusions to
- * make as a second step.
+ * make as a second step, each asked to be confirmed first since it changes who gets the campaign.
  */
 import { useEffect, useId, useRef } from 'react';
-import type { CampaignCheck, CampaignExclusion } from '../api/types';
+import type { CampaignCheck, CampaignExclusion, LastCampaignCheck } from '../api/types';
+import { ConfirmButton } from '../components/ConfirmButton';
 import { FormAlert } from '../components/FormAlert';
-import { formatCount } from '../lib/format';
+import { countWords } from '../lib/count-words';
+import { formatCount, formatInstant } from '../lib/format';
 
 interface CampaignCheckResultProps {
-  check: CampaignCheck;
+  last: LastCampaignCheck;
+  /** Kept from before (a reload): shown without taking the focus. */
+  restored: boolean;
   busy: boolean;
   /** Why the last exclusion asked for failed; null when it did not. */
   problem: string | null;
-  onExclude: (exclude: CampaignExclusion) => void;
+  onExclude: (exclude: CampaignExclusion) => Promise<void>;
 }
 
 const CATEGORIES: ReadonlyArray<[keyof CampaignCheck['by_category'], string]> = [
@@ -23,12 +27,35 @@ const CATEGORIES: ReadonlyArray<[keyof CampaignCheck['by_category'], string]> = 
   ['unverified', 'Not verified'],
 ];
 
-export function CampaignCheckResult({ check, busy, problem, onExclude }: CampaignCheckResultProps) {
+/** "7 recipients; 1 of them verified by this check." */
+export function recipientsWords(check: Pick<CampaignCheck, 'recipients' | 'verified'>): string {
+  const verified =
+    check.verified === 0
+      ? ''
+      : check.verified === 1 && check.recipients === 1
+        ? '; it was verified by this check'
+        : `; ${formatCount(check.verified)} of them verified by this check`;
+  return `${countWords(check.recipients, 'recipient', 'recipients')}${verified}.`;
+}
+
+/** "…: 1 member, 2 recipients left out." */
+export function excludedWords(
+  check: CampaignCheck,
+  excluded: NonNullable<CampaignCheck['excluded']>,
+): string {
+  const left = Math.max(0, check.recipients - excluded.members);
+  return `The campaign now goes to the segment “${excluded.segment_name}”: ${countWords(excluded.members, 'member', 'members')}, ${countWords(left, 'recipient', 'recipients')} left out.`;
+}
+
+export function CampaignCheckResult({ last, restored, busy, problem, onExclude }: CampaignCheckResultProps) {
+  const { check } = last;
   const headingId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
-  // A new answer takes the focus, so it is read at once.
+  // A new answer takes the focus, so it is read at once; the one kept from before (a reload) does not.
   // biome-ignore lint/correctness/useExhaustiveDependencies: each new answer is the trigger
-  useEffect(() => headingRef.current?.focus(), [check]);
+  useEffect(() => {
+    if (!restored) headingRef.current?.focus();
+  }, [check]);
   const { by_category: counts, excluded } = check;
 
   return (
@@ -36,10 +63,8 @@ export function CampaignCheckResult({ check, busy, problem, onExclude }: Campaig
       <h5 id={headingId} ref={headingRef} tabIndex={-1}>
         Campaign “{check.title}”
       </h5>
-      <p>
-        {formatCount(check.recipients)} recipients
-        {check.verified > 0 && `; ${formatCount(check.verified)} of them verified by this check`}.
-      </p>
+      <p className="muted small">Checked {formatInstant(last.checked_at)}.</p>
+      <p>{recipientsWords(check)}</p>
       <table className="check-counts">
         <caption>Recipients by category</caption>
         <thead>
@@ -62,11 +87,10 @@ export function CampaignCheckResult({ check, busy, problem, onExclude }: Campaig
       {check.message !== null && <p className="alert alert-warn">{check.message}</p>}
       {excluded !== null ? (
         <p role="status" className="alert alert-ok">
-          The campaign now goes to the segment “{excluded.segment_name}”: {formatCount(excluded.members)}{' '}
-          members, {formatCount(Math.max(0, check.recipients - excluded.members))} recipients left out.
+          {excludedWords(check, excluded)}
         </p>
       ) : (
-        <ExcludeActions counts={counts} busy={busy} onExclude={onExclude} />
+        <ExcludeActions check={check} busy={busy} onExclude={onExclude} />
       )}
       <FormAlert message={problem} />
     </section>
@@ -74,32 +98,44 @@ export function CampaignCheckResult({ check, busy, problem, onExclude }: Campaig
 }
 
 function ExcludeActions({
-  counts,
+  check,
   busy,
   onExclude,
 }: {
-  counts: CampaignCheck['by_category'];
+  check: CampaignCheck;
   busy: boolean;
-  onExclude: (exclude: CampaignExclusion) => void;
+  onExclude: (exclude: CampaignExclusion) => Promise<void>;
 }) {
+  const counts = check.by_category;
   if (counts.invalid === 0 && counts.risky === 0)
     return <p className="muted">No recipient is invalid or risky: nothing to leave out.</p>;
+  const question = (who: string) =>
+    `Leave ${who} out of “${check.title}”? The campaign will go to a segment without them; no contact is removed from Mailchimp.`;
   return (
     <div className="actions">
       {counts.invalid > 0 && (
-        <button
-          type="button"
-          className="button primary"
-          aria-disabled={busy}
-          onClick={() => onExclude('invalid')}
-        >
-          Exclude invalid from this campaign
-        </button>
+        <ConfirmButton
+          label="Exclude invalid from this campaign"
+          question={question(countWords(counts.invalid, 'invalid recipient', 'invalid recipients'))}
+          confirmLabel="Yes, leave them out"
+          disabled={busy}
+          onConfirm={() => onExclude('invalid')}
+        />
       )}
       {counts.risky > 0 && (
-        <button type="button" className="button" aria-disabled={busy} onClick={() => onExclude('risky')}>
-          Exclude risky and invalid from this campaign
-        </button>
+        <ConfirmButton
+          label="Exclude risky and invalid from this campaign"
+          question={question(
+            countWords(
+              counts.risky + counts.invalid,
+              'risky or invalid recipient',
+              'risky and invalid recipients',
+            ),
+          )}
+          confirmLabel="Yes, leave them out"
+          disabled={busy}
+          onConfirm={() => onExclude('risky')}
+        />
       )}
       {busy && <span className="muted">Asking Mailchimp…</span>}
     </div>

@@ -8,6 +8,7 @@ import { api } from '../api/client';
 import { settle } from '../api/problem';
 import type { Run } from '../api/types';
 import { Gauge } from '../components/Gauge';
+import { countWords } from '../lib/count-words';
 import { formatCount, formatInstant } from '../lib/format';
 import { SCOPE_LABELS } from './run-settings';
 import { isActive, isUnfinished, RUN_STATE_LABELS, runProgress, TRIGGER_LABELS } from './runs';
@@ -57,7 +58,8 @@ export function RunItem({ run, onChange }: RunItemProps) {
       </div>
       <p className="muted small">
         {TRIGGER_LABELS[run.trigger]}. {SCOPE_LABELS[run.scope]}
-        {run.scope === 'stale' && ` (${formatCount(run.stale_days)} days)`}, {run.statuses.join(', ')}.{' '}
+        {run.scope === 'stale' && ` (${countWords(run.stale_days, 'day', 'days')})`},{' '}
+        {run.statuses.join(', ')}.{' '}
         {run.write_back === null ? 'Dry run: nothing written to Mailchimp.' : writesWords(run.write_back)}
         {run.finished_at !== null && ` Finished ${formatInstant(run.finished_at)}.`}
       </p>

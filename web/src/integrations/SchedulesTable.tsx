@@ -64,7 +64,7 @@ export function SchedulesTable({
         </p>
       )}
       <ScrollRegion label={label}>
-        <table className="schedules-table">
+        <table className="schedules-table stacked-on-narrow">
           <thead>
             <tr>
               <th scope="col">Audience</th>
@@ -80,18 +80,22 @@ export function SchedulesTable({
           <tbody>
             {schedules.map((schedule) => (
               <tr key={schedule.id}>
-                <th scope="row">{nameOf(schedule)}</th>
-                <td>
+                <th scope="row" className="row-title">
+                  {nameOf(schedule)}
+                </th>
+                <td data-label="When">
                   {cronWords(schedule.cron)} <code>{schedule.cron}</code>
                   <br />
                   <span className="muted small">{schedule.timezone}</span>
                 </td>
-                <td>{schedule.paused ? 'None while paused' : formatInstant(schedule.next_run_at, 'None')}</td>
-                <td>
+                <td data-label="Next run">
+                  {schedule.paused ? 'None while paused' : formatInstant(schedule.next_run_at, 'None')}
+                </td>
+                <td data-label="Last fired">
                   {formatInstant(schedule.last_run_at)}
                   {schedule.last_error !== null && <p className="field-error small">{schedule.last_error}</p>}
                 </td>
-                <td>
+                <td data-label="State">
                   <span className={`state state-${schedule.paused ? 'paused' : 'active'}`}>
                     {schedule.paused ? 'Paused' : 'Active'}
                   </span>

@@ -9,7 +9,7 @@ import { settle } from '../api/problem';
 import type { Audience, Run } from '../api/types';
 import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
-import { formatCount } from '../lib/format';
+import { countWords } from '../lib/count-words';
 import { RunSettingsFields } from './RunSettingsFields';
 import { DEFAULT_RUN_SETTINGS, parseRunSettings, RUN_SETTINGS_FIELDS } from './run-settings';
 
@@ -50,8 +50,8 @@ export function ValidateForm({ integrationId, audience, onStarted, onClose }: Va
         Validate “{audience.name}”
       </h4>
       <p className="muted small">
-        {formatCount(audience.member_count)} members. Each address verified counts against your monthly quota;
-        the results are also a list you can download.
+        {countWords(audience.member_count, 'member', 'members')}. Each address verified counts against your
+        monthly quota; the results are also a list you can download.
       </p>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />

@@ -1,5 +1,6 @@
 /** What each run state means on screen, and how far a run that is going has got. */
 import type { Run, RunState } from '../api/types';
+import { countWords } from '../lib/count-words';
 import { formatCount, formatInstant } from '../lib/format';
 
 export const RUN_STATE_LABELS: Record<RunState, string> = {
@@ -38,17 +39,18 @@ export function isUnfinished(run: Run): boolean {
 export function runProgress(run: Run): { percent: number; words: string } {
   const { members, verified, written, write_errors: writeErrors } = run.counts;
   if (run.state === 'queued') return { percent: 0, words: 'Waiting to start' };
-  if (run.state === 'reading') return { percent: 0, words: `${formatCount(members)} members read so far` };
+  if (run.state === 'reading')
+    return { percent: 0, words: `${countWords(members, 'member', 'members')} read so far` };
   if (run.state === 'writing') {
     const done = written + writeErrors;
     return {
       percent: ratio(done, verified),
-      words: `${formatCount(done)} of ${formatCount(verified)} members written back`,
+      words: `${formatCount(done)} of ${countWords(verified, 'member', 'members')} written back`,
     };
   }
   return {
     percent: ratio(verified, members),
-    words: `${formatCount(verified)} of ${formatCount(members)} members verified`,
+    words: `${formatCount(verified)} of ${countWords(members, 'member', 'members')} verified`,
   };
 }
 

@@ -1,4 +1,7 @@
-/** The account's keys: prefix, dates, caps and this month's use; edit limits, revoke with a confirmation. */
+/**
+ * The account's keys: prefix, dates, caps and this month's use; edit limits, revoke with a
+ * confirmation. On a phone each key is a block of labelled lines (styles.css `stacked-on-narrow`).
+ */
 import type { ApiKey } from '../api/types';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ScrollRegion } from '../components/ScrollRegion';
@@ -16,7 +19,7 @@ const cap = (value: number | null, unit: string) =>
 export function KeysTable({ keys, onEdit, onRevoke }: KeysTableProps) {
   return (
     <ScrollRegion label="API keys table">
-      <table className="keys">
+      <table className="keys stacked-on-narrow">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -34,15 +37,19 @@ export function KeysTable({ keys, onEdit, onRevoke }: KeysTableProps) {
         <tbody>
           {keys.map((key) => (
             <tr key={key.id} className={key.revoked_at === null ? undefined : 'revoked'}>
-              <th scope="row">{key.name}</th>
-              <td>
+              <th scope="row" className="row-title">
+                {key.name}
+              </th>
+              <td data-label="Prefix">
                 <code>{key.prefix}…</code>
               </td>
-              <td>{formatInstant(key.created_at)}</td>
-              <td>{formatInstant(key.last_used_at)}</td>
-              <td>{cap(key.rate_limit, '/ s')}</td>
-              <td>{cap(key.monthly_cap, '/ month')}</td>
-              <td className="number">{formatCount(key.usage.verifications)}</td>
+              <td data-label="Created">{formatInstant(key.created_at)}</td>
+              <td data-label="Last used">{formatInstant(key.last_used_at)}</td>
+              <td data-label="Rate limit">{cap(key.rate_limit, '/ s')}</td>
+              <td data-label="Monthly cap">{cap(key.monthly_cap, '/ month')}</td>
+              <td className="number" data-label="This month">
+                {formatCount(key.usage.verifications)}
+              </td>
               <td>
                 {key.revoked_at === null ? (
                   <div className="actions">

@@ -1,5 +1,5 @@
 /**
- * The verification statuses (DESIGN §1) in the order lists and charts show them, with the words
+ * The verification statuses in the order lists and charts show them, with the words
  * people read and the CSS custom property that colours them (styles.css, light and dark).
  */
 import type { List, Status } from '../api/types';

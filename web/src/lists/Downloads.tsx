@@ -1,6 +1,7 @@
 /**
- * Download a list's results, CSV or JSON, keeping the statuses ticked. Plain same-origin links: the
- * browser sends the session cookie and streams the file to disk.
+ * Download a list's results: the clean list in one click (the rows safe to send to, CSV), or CSV or
+ * JSON keeping the statuses ticked. Plain same-origin links: the browser sends the session cookie
+ * and streams the file to disk.
  */
 import { useId, useState } from 'react';
 import type { List, Status } from '../api/types';
@@ -11,6 +12,9 @@ export function resultsHref(listId: string, format: 'csv' | 'json', statuses: re
   const base = `/api/v1/lists/${encodeURIComponent(listId)}/results?format=${format}`;
   return statuses.length === STATUSES.length ? base : `${base}&status=${statuses.join(',')}`;
 }
+
+/** The statuses of a clean list: the addresses worth sending to. */
+export const CLEAN_STATUSES: readonly Status[] = ['VALID', 'PROBABLY_VALID'];
 
 export function Downloads({ list }: { list: List }) {
   const [kept, setKept] = useState<ReadonlySet<Status>>(() => new Set(STATUSES.map((info) => info.status)));
@@ -25,6 +29,19 @@ export function Downloads({ list }: { list: List }) {
   const fileName = list.name.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || 'list';
   return (
     <div className="downloads">
+      <p className="actions">
+        <a
+          className="button primary"
+          href={resultsHref(list.id, 'csv', CLEAN_STATUSES)}
+          download={`${fileName}-clean.csv`}
+          aria-describedby={`${legendId}-clean`}
+        >
+          Download clean list
+        </a>
+        <span id={`${legendId}-clean`} className="hint">
+          Valid and probably valid rows, CSV.
+        </span>
+      </p>
       <fieldset aria-describedby={`${legendId}-hint`}>
         <legend>Statuses to download</legend>
         <p id={`${legendId}-hint`} className="hint">

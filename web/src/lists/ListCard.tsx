@@ -6,6 +6,7 @@ import { formatInstant } from '../lib/format';
 import { Downloads } from './Downloads';
 import { ListActions } from './ListActions';
 import { ListProgress } from './ListProgress';
+import { RecheckNote } from './RecheckNote';
 import { ScoreHistogram } from './ScoreHistogram';
 import { StatusBreakdown } from './StatusBreakdown';
 import { STATE_LABELS } from './states';
@@ -42,6 +43,7 @@ export function ListCard({ list, onChange, onDeleted, standalone = false }: List
         {list.finished_at !== null && `; finished ${formatInstant(list.finished_at)}`}
       </p>
       <ListProgress list={list} />
+      <RecheckNote list={list} />
       {list.message !== null && <p className="alert alert-warn">{list.message}</p>}
       <ListActions list={list} onChange={onChange} onDeleted={onDeleted} />
       {!standalone && (

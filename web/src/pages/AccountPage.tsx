@@ -1,6 +1,11 @@
-/** Account: who is signed in, the plan and its limits, this month's use, and the password. */
+/**
+ * Account: who is signed in, the plan and its limits, this month's use, and the password. An
+ * operator (the session says so) also sees how plans change and the probe host's health; nobody
+ * else's page asks for the latter, which the API would refuse.
+ */
 import { useEffect, useState } from 'react';
 import { PasswordForm } from '../account/PasswordForm';
+import { PlanHowTo } from '../account/PlanHowTo';
 import { ProbeHealthPanel } from '../account/ProbeHealthPanel';
 import { api } from '../api/client';
 import { type Outcome, settle } from '../api/problem';
@@ -46,12 +51,13 @@ export function AccountPage() {
           </div>
         )}
         {account?.ok && <PlanFacts account={account.data} />}
+        {session.user.operator && <PlanHowTo accountId={session.account.id} />}
       </section>
       <section aria-labelledby="password-heading" className="card">
         <h2 id="password-heading">Change password</h2>
         <PasswordForm email={session.user.email} />
       </section>
-      <ProbeHealthPanel />
+      {session.user.operator && <ProbeHealthPanel />}
     </>
   );
 }

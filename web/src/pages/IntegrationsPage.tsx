@@ -1,5 +1,5 @@
 /**
- * Integrations (DESIGN §3.4): connect Mailchimp (with an API key, or OAuth where the operator set it
+ * Integrations: connect Mailchimp (with an API key, or OAuth where the operator set it
  * up), and per connected account validate audiences with live progress, schedule runs, watch new
  * subscribers and check a draft campaign (IntegrationCard); or see why it was disconnected, and
  * disconnect it.

@@ -1,11 +1,12 @@
-/** One list on its own page (/lists/:id): the same card, its results open. */
-import { useCallback, useEffect, useState } from 'react';
+/** One list on its own page (/lists/:id): the same card, its results open, and its rows as a table. */
+import { useCallback, useEffect, useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { type Problem, settle } from '../api/problem';
 import type { List } from '../api/types';
 import { PageTitle } from '../components/PageTitle';
 import { ListCard } from '../lists/ListCard';
+import { ResultsTable } from '../lists/ResultsTable';
 import { useListPolling } from '../lists/use-list-polling';
 import { NotFoundPage } from './NotFoundPage';
 
@@ -14,6 +15,7 @@ export function ListPage() {
   const navigate = useNavigate();
   const [list, setList] = useState<List | null>(null);
   const [problem, setProblem] = useState<{ problem: Problem; status: number } | null>(null);
+  const rowsHeading = useId();
 
   useEffect(() => {
     let current = true;
@@ -43,7 +45,15 @@ export function ListPage() {
         </div>
       )}
       {list === null && problem === null && <p className="muted">Loading the list…</p>}
-      {list !== null && <ListCard list={list} onChange={setList} onDeleted={gone} standalone />}
+      {list !== null && (
+        <>
+          <ListCard list={list} onChange={setList} onDeleted={gone} standalone />
+          <section aria-labelledby={rowsHeading}>
+            <h2 id={rowsHeading}>Rows and results</h2>
+            <ResultsTable list={list} />
+          </section>
+        </>
+      )}
     </>
   );
 }

@@ -1,14 +1,20 @@
-/** Overview: the plan and this month's use, verifications per day, the newest lists. */
+/**
+ * Overview: the first hour's checklist, the plan and this month's use, verifications per day, the
+ * newest lists.
+ */
 import { type ReactNode, useEffect, useState } from 'react';
 import { api } from '../api/client';
 import { type Outcome, settle } from '../api/problem';
 import type { Account, ListPage, Usage } from '../api/types';
 import { PageTitle } from '../components/PageTitle';
 import { DailyUsage } from '../overview/DailyUsage';
+import { GettingStarted } from '../overview/GettingStarted';
 import { RecentLists } from '../overview/RecentLists';
 import { UsageThisMonth } from '../overview/UsageThisMonth';
+import { useSignedIn } from '../session/session';
 
 export function OverviewPage() {
+  const session = useSignedIn();
   const [account, setAccount] = useState<Outcome<Account> | null>(null);
   const [usage, setUsage] = useState<Outcome<Usage> | null>(null);
   const [lists, setLists] = useState<Outcome<ListPage> | null>(null);
@@ -31,6 +37,11 @@ export function OverviewPage() {
   return (
     <>
       <PageTitle>Overview</PageTitle>
+      <GettingStarted
+        userId={session.user.id}
+        account={account?.ok ? account.data : null}
+        lists={lists?.ok ? lists.data : null}
+      />
       <div className="grid">
         <Part outcome={account} what="your plan and usage">
           {(data) => <UsageThisMonth account={data} />}

@@ -1,6 +1,10 @@
-/** Sign in with an email address and a password (the session cookie is set by the API). */
+/**
+ * Sign in with an email address and a password (the session cookie is set by the API). A notice
+ * comes from the session (it ended) or from the page that sent the person here (a password just
+ * set); "Forgot password?" shows on a server that emails reset links.
+ */
 import type { FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { api } from '../api/client';
 import { settle } from '../api/problem';
 import { Field } from '../components/Field';
@@ -8,12 +12,15 @@ import { FormAlert, FormNotice } from '../components/FormAlert';
 import { PageTitle } from '../components/PageTitle';
 import { useApiForm } from '../components/use-form';
 import { useSession } from '../session/session';
+import { useSessionSettings } from '../session/settings';
 
 const FIELDS = ['email', 'password'] as const;
 
 export function SignInPage({ notice }: { notice?: string | undefined }) {
   const { refresh } = useSession();
   const { errors, fail, clear, busy, setBusy, formRef } = useApiForm(FIELDS);
+  const settings = useSessionSettings();
+  const sentHere = (useLocation().state as { notice?: unknown } | null)?.notice;
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -34,7 +41,7 @@ export function SignInPage({ notice }: { notice?: string | undefined }) {
   return (
     <>
       <PageTitle>Sign in to Mailvet</PageTitle>
-      <FormNotice message={notice ?? null} />
+      <FormNotice message={notice ?? (typeof sentHere === 'string' ? sentHere : null)} />
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
         <Field label="Email" name="email" error={errors.fields.email}>
@@ -49,6 +56,11 @@ export function SignInPage({ notice }: { notice?: string | undefined }) {
           </button>
         </div>
       </form>
+      {settings?.password_reset === true && (
+        <p>
+          <Link to="/forgot-password">Forgot password?</Link>
+        </p>
+      )}
       <p>
         New to Mailvet? <Link to="/signup">Create an account</Link>
       </p>

@@ -4,6 +4,7 @@
  * the way it moved it.
  */
 import type { VerificationResult } from '../api/types';
+import { mailboxNotChecked } from './checks';
 
 type Evidence = VerificationResult['evidence'];
 type Reply = NonNullable<Evidence['smtp_reply']>;
@@ -47,7 +48,12 @@ export function EvidenceView({ result }: { result: VerificationResult }) {
       'Provider',
       `${evidence.provider.name}, which ${PROVIDER_KINDS[evidence.provider.kind] ?? evidence.provider.kind}`,
     ]);
-  if (evidence.smtp_reply !== null) rows.push(['Reply that decided', replyText(evidence.smtp_reply)]);
+  // A reply that left the mailbox unchecked (greylisting, a block) decided nothing about it.
+  if (evidence.smtp_reply !== null)
+    rows.push([
+      mailboxNotChecked(result) ? 'Mail server replied' : 'Reply that decided',
+      replyText(evidence.smtp_reply),
+    ]);
   if (catchAll !== null) rows.push(['Catch-all test', catchAll]);
   if (evidence.catch_all_probe.reply !== null)
     rows.push(['Catch-all test reply', replyText(evidence.catch_all_probe.reply)]);

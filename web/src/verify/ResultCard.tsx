@@ -1,9 +1,13 @@
-/** The verification of one address: status, score, reason and every check; suggestions verify on click. */
+/**
+ * The verification of one address: status, score, reason and every check; suggestions verify on
+ * click. A result whose mailbox was never checked says "Not confirmed" beside its status, in place
+ * of the status's usual meaning, which would promise more than was learnt.
+ */
 import type { VerificationResult } from '../api/types';
 import { Gauge } from '../components/Gauge';
 import { StatusBadge } from '../components/StatusBadge';
 import { statusInfo } from '../lib/statuses';
-import { checkLines, REASONS } from './checks';
+import { checkLines, mailboxNotChecked, REASONS } from './checks';
 import { EvidenceView } from './EvidenceView';
 
 interface ResultCardProps {
@@ -13,6 +17,7 @@ interface ResultCardProps {
 
 export function ResultCard({ result, onVerifySuggestion }: ResultCardProps) {
   const info = statusInfo(result.status);
+  const unconfirmed = mailboxNotChecked(result);
   return (
     <section className="card result" aria-labelledby="result-heading">
       <h2 id="result-heading">
@@ -22,7 +27,15 @@ export function ResultCard({ result, onVerifySuggestion }: ResultCardProps) {
         <div>
           <dt>Status</dt>
           <dd>
-            <StatusBadge status={result.status} /> <span className="muted">{info.meaning}</span>
+            <StatusBadge status={result.status} />{' '}
+            {unconfirmed ? (
+              <>
+                <span className="badge badge-unconfirmed">Not confirmed</span>{' '}
+                <span className="muted">The mailbox was not checked, so whether it exists is not known.</span>
+              </>
+            ) : (
+              <span className="muted">{info.meaning}</span>
+            )}
           </dd>
         </div>
         <div>
@@ -62,7 +75,7 @@ export function ResultCard({ result, onVerifySuggestion }: ResultCardProps) {
       <h3>Checks</h3>
       <table className="checks">
         <tbody>
-          {checkLines(result.checks).map((line) => (
+          {checkLines(result).map((line) => (
             <tr key={line.key}>
               <th scope="row">{line.label}</th>
               <td>{line.value}</td>

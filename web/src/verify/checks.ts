@@ -1,6 +1,8 @@
 /**
  * The checks of a verification result in words. Every key of `checks` is shown; the known ones in
  * this order with their own wording, any newer one (the API may add some) after them, as it comes.
+ * A check that was never made says so, whatever its field holds: the API's booleans report only
+ * what a check disproved, so an unasked mailbox is `mailbox_exists: true`.
  */
 
 export interface CheckLine {
@@ -47,18 +49,44 @@ function humanize(key: string): string {
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }
 
+/** What a result needs to tell which checks were made. */
+interface Checked {
+  reason: string;
+  checks: Record<string, unknown>;
+}
+
+/**
+ * Whether the mailbox was never checked: the server gave no verdict on it (`smtp` is `unknown`:
+ * greylisted, blocked, timed out, unreachable…) or was not asked (`skipped`: our DNS failed, or
+ * probing is off), and nothing else disproved it. Such a result confirms no mailbox.
+ */
+export function mailboxNotChecked({ checks }: Checked): boolean {
+  return checks.mailbox_exists === true && (checks.smtp === 'unknown' || checks.smtp === 'skipped');
+}
+
+/** The DNS checks a failed lookup leaves open: whether the domain and its MX exist is not known. */
+const DNS_CHECKS = new Set(['domain_exists', 'mx_records']);
+
+/** The words of a check that was not made, or null when it was. */
+function unmade(key: string, result: Checked): string | null {
+  if (key === 'mailbox_exists' && mailboxNotChecked(result)) return 'Not checked';
+  if (result.reason === 'dns_error' && DNS_CHECKS.has(key)) return 'Not known: the DNS lookup failed';
+  return null;
+}
+
 /** Every check of the result, known ones first. */
-export function checkLines(checks: Record<string, unknown>): CheckLine[] {
+export function checkLines(result: Checked): CheckLine[] {
+  const { checks } = result;
   const known = Object.keys(KNOWN).filter((key) => key in checks);
   const others = Object.keys(checks).filter((key) => !(key in KNOWN));
   return [...known, ...others].map((key) => ({
     key,
     label: KNOWN[key] ?? humanize(key),
-    value: words(key, checks[key]),
+    value: unmade(key, result) ?? words(key, checks[key]),
   }));
 }
 
-/** Why a status was given, in a sentence (DESIGN §1 reasons). */
+/** Why a status was given, in a sentence (the documented reasons). */
 export const REASONS: Record<string, string> = {
   syntax_invalid: 'The address is not well-formed.',
   domain_not_found: 'The domain does not exist.',

@@ -1,5 +1,5 @@
 /**
- * The scale-out job queue (DESIGN §4): jobs carried on BullMQ in Redis from API processes to
+ * The scale-out job queue: jobs carried on BullMQ in Redis from API processes to
  * `mailvet worker` processes. The BullMQ job id is the job's `kind.id`, so Redis itself keeps one
  * pending run per job across every process, and finished jobs are deleted so the same job can be
  * enqueued again.

@@ -1,5 +1,5 @@
 /**
- * The embedded-mode job queue (DESIGN §4): an in-memory FIFO in this process. Nothing here
+ * The embedded-mode job queue: an in-memory FIFO in this process. Nothing here
  * survives a restart, and nothing needs to: the work's state is in the store, and the periodic
  * sweeps re-enqueue what is runnable from there. It follows the same rules as the BullMQ
  * queue (see the JobQueue port): one pending run per id, retries with exponential backoff, runs

@@ -1,5 +1,5 @@
 /**
- * List jobs (DESIGN §3): the list, its uploaded rows, its unique addresses with their results, and
+ * List jobs: the list, its uploaded rows, its unique addresses with their results, and
  * the webhook deliveries of finished lists. Portable DDL, as 0001.
  *
  * Rows and addresses are separate because a list is verified per unique address (charged once,
@@ -8,7 +8,7 @@
  */
 import type { Kysely } from 'kysely';
 
-/** Per-status counters of a list, one column per status of DESIGN §1 (rows, not addresses). */
+/** Per-status counters of a list, one column per public status (rows, not addresses). */
 const STATUS_COUNT_COLUMNS = [
   'count_valid',
   'count_probably_valid',

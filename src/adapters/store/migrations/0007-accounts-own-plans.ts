@@ -1,5 +1,5 @@
 /**
- * Plans move from keys to accounts, and accounts get users and sessions (DESIGN §3.2).
+ * Plans move from keys to accounts, and accounts get users and sessions.
  *
  * Until now each key carried a plan and its own overrides, with usage counted per key. From here
  * the account carries them and every key of it draws on one quota; a key may carry lower caps.

@@ -1,5 +1,5 @@
 /**
- * Connected email platforms (DESIGN §3.4): one row per integration of an account, with the
+ * Connected email platforms: one row per integration of an account, with the
  * platform account's name and data centre and the credential sealed (AES-256-GCM, never stored
  * plain). Removed with the account. Portable DDL, as 0001.
  */

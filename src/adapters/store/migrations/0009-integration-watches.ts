@@ -1,5 +1,5 @@
 /**
- * Watches of integrations (DESIGN §3.4): a Mailchimp webhook per watched audience, reached at
+ * Watches of integrations: a Mailchimp webhook per watched audience, reached at
  * `/hooks/mailchimp/{token}`; only the token's SHA-256 is stored. `integration_watch_members`
  * records when each member was last verified through a watch, so a replayed event is not verified
  * (and charged) again. Removed with the integration. Portable DDL, as 0001.

@@ -1,5 +1,5 @@
 /**
- * Runs of integrations (DESIGN §3.4): an audience read, verified as a list job and written back.
+ * Runs of integrations: an audience read, verified as a list job and written back.
  * The row holds the whole state a worker needs to take a run up again (its phase, its list, how
  * far write-back got, the platform's write jobs still to count). `active_audience` is set only
  * while a run has not ended, and unique: one run at a time per audience, enforced by the database.

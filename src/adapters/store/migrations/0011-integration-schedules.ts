@@ -1,5 +1,5 @@
 /**
- * Schedules of integration runs (DESIGN §3.4): a cron expression and time zone, the run's choices
+ * Schedules of integration runs: a cron expression and time zone, the run's choices
  * (`statuses` and `write_back` as JSON text; `write_back` null for dry runs), and `next_run_at`,
  * the slot due next, which processes claim with a conditional UPDATE (null while paused).
  * `paused` is 0 or 1. Removed with the integration and with the account. Portable DDL, as 0001.

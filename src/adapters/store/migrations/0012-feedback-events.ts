@@ -1,5 +1,5 @@
 /**
- * Sender feedback (DESIGN §3.5): each outcome an account reported for an address (`hard_bounce`,
+ * Sender feedback: each outcome an account reported for an address (`hard_bounce`,
  * `soft_bounce`, `delivered`, `complaint`) at an instant. The primary key is the event's identity,
  * so the same report sent twice (or a Mailchimp import run again) is stored once; it also serves
  * an address's lookup and the account's count. The domain index serves the per-domain statistics.

@@ -16,6 +16,8 @@ import * as integrationWatches from './0009-integration-watches.ts';
 import * as integrationRuns from './0010-integration-runs.ts';
 import * as integrationSchedules from './0011-integration-schedules.ts';
 import * as feedbackEvents from './0012-feedback-events.ts';
+import * as campaignChecks from './0013-campaign-checks.ts';
+import * as userTokens from './0014-user-tokens.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -37,6 +39,8 @@ export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): Mig
         '0010-integration-runs': integrationRuns,
         '0011-integration-schedules': integrationSchedules,
         '0012-feedback-events': feedbackEvents,
+        '0013-campaign-checks': campaignChecks,
+        '0014-user-tokens': userTokens,
       }),
   };
 }

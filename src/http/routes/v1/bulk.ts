@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/verify/bulk: 1 to 100 addresses (DESIGN §1 "Bulk, quota and rate limit").
+ * POST /api/v1/verify/bulk: 1 to 100 addresses.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { VerificationService } from '../../../usage/verification-service.ts';
@@ -28,6 +28,7 @@ const schema = {
     ...apiErrorResponses({
       400: ['bad_request'],
       401: ['unauthorized'],
+      413: ['payload_too_large'],
       422: ['validation_failed'],
       429: ['rate_limited', 'quota_exceeded', 'bulk_quota_exceeded'],
       500: ['internal_error'],

@@ -6,6 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { DoctorAccess } from '../../../doctor/doctor-service.ts';
 import { reportJson } from '../../../doctor/finding.ts';
+import { operatorTest } from '../../../doctor/operators.ts';
 import { ApiError } from '../../errors.ts';
 import { doctorQuerySchema, doctorReportSchema } from '../../schemas/doctor.ts';
 import { accountingHeaders, apiErrorResponses } from '../../schemas/responses.ts';
@@ -19,7 +20,7 @@ const errors = apiErrorResponses({
 });
 
 export const doctorRoutes: FastifyPluginAsync<DoctorAccess> = async (app, { service, operators }) => {
-  const allowed = new Set(operators.map((email) => email.toLowerCase()));
+  const isOperator = operatorTest(operators);
   app.get<{ Querystring: { refresh?: '0' | '1' } }>(
     '/doctor',
     {
@@ -37,8 +38,8 @@ export const doctorRoutes: FastifyPluginAsync<DoctorAccess> = async (app, { serv
       },
       // Before validation: a bad query string from anyone else is a 404 too, never a 422.
       preValidation: async (request) => {
-        const email = request.session?.user.email.toLowerCase();
-        if (email === undefined || !allowed.has(email)) throw new ApiError('not_found');
+        const email = request.session?.user.email;
+        if (email === undefined || !isOperator(email)) throw new ApiError('not_found');
       },
     },
     async (request) => reportJson(await service.report(request.query.refresh === '1')),

@@ -39,6 +39,7 @@ const schema = {
     ...apiErrorResponses({
       400: ['bad_request'],
       401: ['unauthorized'],
+      413: ['payload_too_large'],
       422: ['validation_failed'],
       429: ['rate_limited', 'quota_exceeded'],
       500: ['internal_error'],

@@ -1,11 +1,13 @@
 /**
  * The /api/v1 routes. Sign-up and sign-in are public, in a context of their own; every other route
  * is in the authenticated context, like a folder with `autohooks`: auth (an API key or a session),
- * then the rate limit, apply to every route registered there, in that order (DESIGN §1). The
+ * then the rate limit, apply to every route registered there, in that order. The
  * verification routes add the JSON-object check in their own context, and the list routes their
  * streaming body parsers.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { AccountMail } from '../../../accounts/account-mail.ts';
+import type { DeviceTokens } from '../../../accounts/devices.ts';
 import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
 import type { DoctorAccess } from '../../../doctor/doctor-service.ts';
@@ -45,6 +47,10 @@ export interface DashboardAuth {
   signup: 'open' | 'closed';
   /** The plan new sign-ups are on. */
   plan: string;
+  /** Signs the cookie of browsers that signed in before. */
+  devices: DeviceTokens;
+  /** Confirmation and password-reset links; absent without a mail relay (MAILVET_MAIL_URL). */
+  accountMail?: AccountMail;
 }
 
 export interface V1Deps {
@@ -87,7 +93,9 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   // Each plugin gets only its own dependencies: passing these options on whole would pass the
   // caller's `prefix` too, and prefix the routes twice.
   const sessionDeps =
-    dashboard === undefined ? undefined : { ...dashboard, users: store.users, accounts: store };
+    dashboard === undefined
+      ? undefined
+      : { ...dashboard, users: store.users, accounts: store, operators: deps.doctor?.operators ?? [] };
   if (sessionDeps !== undefined) await app.register(publicSessionRoutes, sessionDeps);
 
   await app.register(async (authed) => {

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/verify: one address (DESIGN §1).
+ * POST /api/v1/verify: one address.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { VerificationService } from '../../../usage/verification-service.ts';
@@ -26,6 +26,7 @@ const schema = {
     ...apiErrorResponses({
       400: ['bad_request'],
       401: ['unauthorized'],
+      413: ['payload_too_large'],
       422: ['validation_failed'],
       429: ['rate_limited', 'quota_exceeded'],
       500: ['internal_error'],

@@ -1,5 +1,5 @@
 /**
- * Catch-all detection (DESIGN §2): the probe asks RCPT for a local part nobody has, once per
+ * Catch-all detection: the probe asks RCPT for a local part nobody has, once per
  * domain. A server that accepts it accepts anything, so its 250 for the real address proves
  * nothing and the address is reported `catch_all`.
  */

@@ -3,7 +3,7 @@
  * RCPT (banner, EHLO/HELO, MAIL FROM, STARTTLS) means for the session. Pure and total: any input,
  * however broken, gives a verdict.
  *
- * The one rule above all (DESIGN §2): a rejection because of who we are — our IP, network,
+ * The one rule above all: a rejection because of who we are — our IP, network,
  * reputation, HELO name, sender domain, sending rate — says nothing about the mailbox, so it is
  * `unknown`/`blocked`, never `undeliverable`. Servers do not label this reliably: some put a
  * reputation block behind a 5.1.x-looking reply, and Yandex answers a missing user with

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/verify, happy paths: the result shape of DESIGN §1 exactly, the accounting headers,
+ * POST /api/v1/verify, happy paths: the documented result shape exactly, the accounting headers,
  * request ids, charging and refunds (real SQLite store, real verifier over the DNS world).
  */
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ before(async () => {
 });
 after(() => t.close());
 
-test('200 with every DESIGN field, equal to what the pipeline says', async () => {
+test('200 with every documented field, equal to what the pipeline says', async () => {
   const response = await post(t.app, VERIFY, { email: 'Jane.Doe@multi-mx.test' }, t.auth());
   assert.equal(response.statusCode, 200);
   assert.match(String(response.headers['content-type']), /^application\/json/);

@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/account (plan, figures, this month's usage) and GET /api/v1/usage (per day by
- * status, per key), with a key or a session (DESIGN §3.2). Only the caller's own account.
+ * status, per key), with a key or a session. Only the caller's own account.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Store } from '../../../../store.ts';

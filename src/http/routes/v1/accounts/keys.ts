@@ -1,5 +1,5 @@
 /**
- * The account's API keys, managed from the dashboard (DESIGN §3.2): session only, since keys do not
+ * The account's API keys, managed from the dashboard: session only, since keys do not
  * manage keys. A key of another account answers 404, like one that does not exist. A key's own
  * caps may not exceed its account's figures.
  */

@@ -1,8 +1,10 @@
 /**
- * The pre-campaign check (DESIGN §3.4): a draft campaign's recipients counted by category, the
- * unverified ones optionally verified and written back, and the campaign optionally narrowed to a
- * segment without the invalid (or risky) ones. Another account's integration is a 404; a campaign
- * that is no draft is a 409; one Mailchimp does not have is a 422 on `campaign_id`.
+ * The pre-campaign check: the platform's draft campaigns to pick from; a draft campaign's
+ * recipients counted by category, the unverified ones optionally verified and written back, and the
+ * campaign optionally narrowed to a segment without the invalid (or risky) ones; and the
+ * integration's last check, kept in the store so it is there after a reload. Another account's
+ * integration is a 404; a campaign that is no draft is a 409; one Mailchimp does not have is a 422
+ * on `campaign_id`.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import {
@@ -10,7 +12,11 @@ import {
   CampaignCheckRefused,
   type CampaignCheckService,
 } from '../../../../integrations/campaign-check.ts';
-import { SegmentNameTaken } from '../../../../integrations/campaign-ports.ts';
+import {
+  type DraftCampaign,
+  type LastCampaignCheck,
+  SegmentNameTaken,
+} from '../../../../integrations/campaign-ports.ts';
 import { ApiError, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../../plugins/json-body.ts';
@@ -27,43 +33,95 @@ export const campaignCheckRoutes: FastifyPluginAsync<CampaignCheckRoutesDeps> = 
   app,
   { campaignChecks },
 ) => {
-  await app.register(jsonBodyPlugin);
-  app.post<{ Params: { id: string }; Body: CampaignCheckBody }>(
-    '/integrations/:id/campaign-checks',
+  app.get<{ Params: { id: string } }>(
+    '/integrations/:id/campaigns',
     {
       schema: {
         tags: ['integrations'],
-        summary:
-          "Check a draft campaign's recipients by category; optionally verify the unverified ones and leave out the invalid (or risky) ones",
+        summary: "The platform's draft campaigns, to pick one to check",
         params: integrationIdParams,
-        body: campaignCheckBodySchema,
         response: {
-          200: okResponse('CampaignCheck', 'What the check found (and did).'),
+          200: okResponse('DraftCampaignList', 'The drafts, newest first.'),
           ...authedErrorResponses({
-            400: ['bad_request'],
             404: ['not_found'],
-            409: ['conflict', 'integration_disconnected'],
-            422: ['validation_failed'],
+            409: ['integration_disconnected'],
             502: ['provider_unavailable'],
           }),
         },
       },
     },
     async (request) => {
-      let check: CampaignCheck | null;
+      let drafts: DraftCampaign[] | null;
       try {
-        check = await campaignChecks.check(callerOf(request).accountId, request.params.id, {
-          campaignId: request.body.campaign_id,
-          verifyUnverified: request.body.verify_unverified ?? true,
-          exclude: request.body.exclude ?? null,
-        });
+        drafts = await campaignChecks.drafts(callerOf(request).accountId, request.params.id);
       } catch (error) {
-        throw refusal(error);
+        throw providerFailure(error);
       }
-      if (check === null) throw integrationNotFound();
-      return campaignCheckView(check);
+      if (drafts === null) throw integrationNotFound();
+      return { campaigns: drafts.map(draftView) };
     },
   );
+
+  app.get<{ Params: { id: string } }>(
+    '/integrations/:id/campaign-checks/latest',
+    {
+      schema: {
+        tags: ['integrations'],
+        summary: "The integration's last pre-campaign check, as it answered",
+        params: integrationIdParams,
+        response: {
+          200: okResponse('LastCampaignCheck', 'The last check, or null.'),
+          ...authedErrorResponses({ 404: ['not_found'] }),
+        },
+      },
+    },
+    async (request) => {
+      const last = await campaignChecks.last(callerOf(request).accountId, request.params.id);
+      if (last === undefined) throw integrationNotFound();
+      return { last_check: last === null ? null : lastCheckView(last) };
+    },
+  );
+
+  // The JSON-object check is the POST's alone: the reads above have no body.
+  await app.register(async (writes) => {
+    await writes.register(jsonBodyPlugin);
+    writes.post<{ Params: { id: string }; Body: CampaignCheckBody }>(
+      '/integrations/:id/campaign-checks',
+      {
+        schema: {
+          tags: ['integrations'],
+          summary:
+            "Check a draft campaign's recipients by category; optionally verify the unverified ones and leave out the invalid (or risky) ones",
+          params: integrationIdParams,
+          body: campaignCheckBodySchema,
+          response: {
+            200: okResponse('CampaignCheck', 'What the check found (and did).'),
+            ...authedErrorResponses({
+              400: ['bad_request'],
+              404: ['not_found'],
+              409: ['conflict', 'integration_disconnected'],
+              422: ['validation_failed'],
+              502: ['provider_unavailable'],
+            }),
+          },
+        },
+      },
+      async (request) => {
+        let check: CampaignCheck | null;
+        try {
+          check = await campaignChecks.check(callerOf(request).accountId, request.params.id, {
+            campaignId: request.body.campaign_id,
+            verifyUnverified: request.body.verify_unverified ?? true,
+            exclude: request.body.exclude ?? null,
+          });
+        } catch (error) {
+          throw refusal(error);
+        }
+        if (check === null) throw integrationNotFound();
+        return campaignCheckView(check);
+      },
+    );
+  });
 };
 
 function refusal(error: unknown): unknown {
@@ -75,6 +133,25 @@ function refusal(error: unknown): unknown {
   }
   if (error instanceof SegmentNameTaken) return new ApiError('conflict', { message: error.message });
   return providerFailure(error);
+}
+
+function draftView(draft: DraftCampaign) {
+  return {
+    id: draft.id,
+    title: draft.title,
+    audience_id: draft.audienceId,
+    audience_name: draft.audienceName,
+    recipient_count: draft.recipientCount,
+    created_at: draft.createdAt,
+  };
+}
+
+function lastCheckView(last: LastCampaignCheck) {
+  return {
+    checked_at: last.checkedAt,
+    verify_unverified: last.verifyUnverified,
+    check: campaignCheckView(last.check),
+  };
 }
 
 function campaignCheckView(check: CampaignCheck) {

@@ -1,5 +1,5 @@
 /**
- * Integrations (DESIGN §3.4): connect an email platform with an API key, list and show the
+ * Integrations: connect an email platform with an API key, list and show the
  * account's integrations, disconnect (the sealed credentials are deleted), and read a platform's
  * audiences. With a key or a session; another account's integration is a 404.
  */

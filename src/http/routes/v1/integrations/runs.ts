@@ -1,5 +1,5 @@
 /**
- * Runs (DESIGN §3.4): start one on an audience (202: the work is the worker's), read runs with
+ * Runs: start one on an audience (202: the work is the worker's), read runs with
  * their live progress, cancel one. Another account's integration or run is a 404; a second run of
  * an audience while one is going is a 409.
  */

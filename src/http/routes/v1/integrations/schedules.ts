@@ -1,5 +1,5 @@
 /**
- * Schedules of integration runs (DESIGN §3.4): create, list, show, change (pause, resume) and
+ * Schedules of integration runs: create, list, show, change (pause, resume) and
  * remove the schedules of an account's integration. With a key or a session; another account's
  * integration or schedule is a 404. The runs themselves are started by the worker's task.
  */

@@ -19,7 +19,13 @@ import { webhookSecretFor } from '../../../../webhooks/signature.ts';
 import { ApiError } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses.ts';
-import { limitBytes, multipartCsv, type UploadTimeouts, withTimeouts } from './upload-body.ts';
+import {
+  limitBytes,
+  multipartCsv,
+  type UploadTimeouts,
+  uploadTooLarge,
+  withTimeouts,
+} from './upload-body.ts';
 
 export interface ListCreateDeps {
   lists: Pick<ListService, 'create' | 'room'>;
@@ -64,7 +70,7 @@ const schema = {
       400: ['bad_request'],
       401: ['unauthorized'],
       408: ['request_timeout'],
-      413: ['storage_limit_reached'],
+      413: ['payload_too_large', 'storage_limit_reached'],
       422: ['validation_failed'],
       429: ['rate_limited', 'too_many_lists'],
       500: ['internal_error'],
@@ -129,6 +135,9 @@ async function readUpload(
 ): Promise<Upload> {
   const query = request.query;
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  // A body announced over the limit is refused before a byte of it is read.
+  if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES)
+    throw new UploadError('payload_too_large', uploadTooLarge(MAX_UPLOAD_BYTES));
   const body = () => limitBytes(withTimeouts(request.body as Readable, timeouts), MAX_UPLOAD_BYTES);
   if (mediaType === 'application/json') {
     const upload = readJsonUpload(body(), { maxRows });
@@ -169,7 +178,7 @@ async function readUpload(
 
 function toApiError(error: UploadError): ApiError {
   return new ApiError(error.code, {
-    message: error.code === 'bad_request' ? error.message : undefined,
+    message: error.code === 'validation_failed' ? undefined : error.message,
     errors: error.field === null ? [] : [{ field: error.field, message: error.message }],
   });
 }

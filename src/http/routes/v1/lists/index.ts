@@ -1,5 +1,5 @@
 /**
- * The list-job routes (DESIGN §3), in a context of their own: uploads are streamed, so this
+ * The list-job routes, in a context of their own: uploads are streamed, so this
  * context replaces Fastify's buffering body parsers with ones that hand the route the raw stream
  * (JSON and CSV) or a multipart reader, and it has no JSON-object check. Auth and the rate limit
  * come from the parent context.
@@ -12,6 +12,7 @@ import { listActionRoutes } from './actions.ts';
 import { type ListCreateDeps, listCreateRoute } from './create.ts';
 import { listReadRoutes } from './read.ts';
 import { listResultsRoute } from './results.ts';
+import { listRowsRoute } from './rows.ts';
 
 export interface ListRoutesDeps extends Omit<ListCreateDeps, 'lists'> {
   lists: ListService;
@@ -42,4 +43,5 @@ export const listRoutes: FastifyPluginAsync<ListRoutesDeps> = async (app, deps) 
   await app.register(listReadRoutes, { lists: deps.lists });
   await app.register(listActionRoutes, { lists: deps.lists });
   await app.register(listResultsRoute, { lists: deps.lists });
+  await app.register(listRowsRoute, { lists: deps.lists });
 };

@@ -100,7 +100,8 @@ export function resultsFileName(list: { id: string; name: string }, format: 'csv
   return `${base === '' ? list.id : base}-results.${format}`;
 }
 
-function parseStatuses(value: string | undefined): Status[] | undefined {
+/** `?status=VALID,probably_valid`: the statuses named (each once); undefined when none is. */
+export function parseStatuses(value: string | undefined): Status[] | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const known = new Set<string>(STATUS_NAMES);
   const statuses = value.split(',').map((part) => part.trim().toUpperCase());
@@ -113,5 +114,5 @@ function parseStatuses(value: string | undefined): Status[] | undefined {
       },
     ]);
   }
-  return statuses as Status[];
+  return [...new Set(statuses)] as Status[];
 }

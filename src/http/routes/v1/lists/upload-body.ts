@@ -56,13 +56,15 @@ export async function* limitBytes(
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     total += bytes.length;
     if (total > maxBytes) {
-      throw new UploadError(
-        'bad_request',
-        `The upload is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`,
-      );
+      throw new UploadError('payload_too_large', uploadTooLarge(maxBytes));
     }
     yield bytes;
   }
+}
+
+/** The message of an upload over `maxBytes`. */
+export function uploadTooLarge(maxBytes: number): string {
+  return `The upload is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`;
 }
 
 /** The form's text fields, and the file's bytes as they arrive. */

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/account and GET /api/v1/usage (DESIGN §3.2), with a key and with a session: the
+ * GET /api/v1/account and GET /api/v1/usage, with a key and with a session: the
  * account's plan and figures, this month's usage, daily figures by status and per key (the
  * dashboard's own use too), range checks, and nothing of another account.
  */

@@ -1,5 +1,5 @@
 /**
- * API keys made in the dashboard, and the account-level quota and rate they share (DESIGN §3.2):
+ * API keys made in the dashboard, and the account-level quota and rate they share:
  * keys of one account draw on one quota, a key's own caps hold it below the account's, the quota
  * headers show what is left for that key, revoking works at once, and another account's keys are
  * a 404.

@@ -1,5 +1,5 @@
 /**
- * Sign-up, sign-in, the session and sign-out (DESIGN §3.2) against the real app on SQLite:
+ * Sign-up, sign-in, the session and sign-out against the real app on SQLite:
  * cookie attributes, hashed passwords and tokens, CSRF and Origin on unsafe methods, throttling,
  * one message for unknown users and wrong passwords, password changes ending other sessions,
  * expiry, and sign-up closed.
