@@ -386,7 +386,11 @@ const envSchema = z.object({
   ]),
   /** The public address probes leave from, when mail servers do not echo it (behind NAT); learned when unset. */
   MAILVET_EGRESS_IP: optionalText,
-  /** Users (sign-in emails, comma-separated) who see the probe host's health on the dashboard's Account page. */
+  /**
+   * Retired: it named operators by sign-in email, which open sign-up never confirmed. Read only by
+   * the upgrade that marks those users operators once (migration 0015); after it, it grants
+   * nothing (a start with it set says so). Operators are marked with `mailvet users update --operator`.
+   */
   MAILVET_OPERATORS: nameList([]),
   /**
    * Where users and webhooks reach the service: the session cookie is `Secure` when it is https,

@@ -13,6 +13,7 @@ import { startWorker } from './container/jobs.ts';
 import { createLogger } from './container/logger.ts';
 import { openSignupWarning } from './container/mail.ts';
 import { serveMetrics } from './container/metrics.ts';
+import { RETIRED_OPERATORS_WARNING } from './container/store.ts';
 import { buildApp } from './http/app.ts';
 import type { LoggerSettings } from './http/logger.ts';
 import type { MetricsListener } from './http/metrics-listener.ts';
@@ -112,6 +113,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   app.log.info({ store: services.store.kind }, `listening on ${url}`);
   const openSignup = openSignupWarning(config);
   if (openSignup !== null) log.warn(openSignup);
+  if (config.MAILVET_OPERATORS.length > 0) log.warn(RETIRED_OPERATORS_WARNING);
   // After listening, in the background: /healthz never waits for port 25 or a blocklist.
   if (config.MAILVET_SMTP_PROBE && services.doctor !== undefined) logDoctorSummary(services.doctor, log);
 

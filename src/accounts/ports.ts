@@ -106,11 +106,17 @@ export interface User {
    * while a mail relay is set; users made otherwise (the CLI, releases before it) are confirmed.
    */
   emailConfirmedAt: string | null;
+  /**
+   * An operator of this server: sees the probe host's health and how to change plans. Set only by
+   * the CLI (`mailvet users create --operator`, `users update --operator`), never by sign-up.
+   */
+  operator: boolean;
 }
 
-/** A user to store; without `emailConfirmedAt` the address counts as confirmed now. */
-export type NewUser = Omit<User, 'id' | 'createdAt' | 'emailConfirmedAt'> & {
+/** A user to store; without `emailConfirmedAt` the address counts as confirmed now; not an operator unless said. */
+export type NewUser = Omit<User, 'id' | 'createdAt' | 'emailConfirmedAt' | 'operator'> & {
   emailConfirmedAt?: string | null;
+  operator?: boolean;
 };
 
 /** What a one-time link sent to a user's address does. */
@@ -140,6 +146,10 @@ export interface UserStore {
   createUser(input: NewUser): Promise<User | null>;
   findUserByEmail(email: string): Promise<User | null>;
   findUserById(id: string): Promise<User | null>;
+  /** Every user, or those of one account, oldest first. */
+  listUsers(accountId?: string): Promise<User[]>;
+  /** Makes the user an operator or not; null when there is no such user. */
+  setOperator(userId: string, operator: boolean): Promise<User | null>;
   /** Sets the password and ends every session of the user but `keepSessionId`. */
   changePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<void>;
   createSession(input: Omit<Session, 'id'>): Promise<Session>;

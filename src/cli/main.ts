@@ -27,6 +27,7 @@ const workerCommand = () => import('./worker-command.ts');
 const migrateCommand = () => import('./migrate-command.ts');
 const keysCommand = () => import('./keys-command.ts');
 const accountsCommand = () => import('./accounts-command.ts');
+const usersCommand = () => import('./users-command.ts');
 const verifyCommand = () => import('./verify-command.ts');
 const doctorCommand = () => import('./doctor-command.ts');
 const domainCheckCommand = () => import('./domain-check-command.ts');
@@ -136,15 +137,29 @@ accounts
   .option('--json', 'as JSON')
   .action(lazy(accountsCommand, 'runAccountsUpdate'));
 
-program
-  .command('users')
-  .description('manage dashboard users')
+const users = program.command('users').description('manage dashboard users and who is an operator');
+users
   .command('create')
   .description('create a user (password from standard input, or a one-time one printed)')
   .requiredOption('--email <email>', 'the address the user signs in with')
   .requiredOption('--account <id>', 'the account the user owns')
+  .option('--operator', "an operator of this server: sees the probe host's health and how to change plans")
   .option('--json', 'as JSON')
-  .action(lazy(accountsCommand, 'runUsersCreate'));
+  .action(lazy(usersCommand, 'runUsersCreate'));
+users
+  .command('list')
+  .description('list the users, with their account and whether each is an operator')
+  .option('--account <id>', "only this account's users")
+  .option('--json', 'as JSON')
+  .action(lazy(usersCommand, 'runUsersList'));
+users
+  .command('update')
+  .description('make a user an operator (--operator) or not (--no-operator)')
+  .argument('<id>', 'the user id (see `mailvet users list`)')
+  .option('--operator', 'make the user an operator')
+  .option('--no-operator', 'make the user no longer an operator')
+  .option('--json', 'as JSON')
+  .action(lazy(usersCommand, 'runUsersUpdate'));
 
 program
   .command('verify')

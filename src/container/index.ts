@@ -176,7 +176,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   dailyTimer.unref();
   const rateLimiter = overrides.rateLimiter ?? shared?.rateLimiter ?? new MemoryRateLimiter(clock);
   const origin = publicOrigin(config);
-  const doctor = { service: createDoctorService(config), operators: config.MAILVET_OPERATORS };
+  const doctor = { service: createDoctorService(config) };
   const cache = shared?.resultCache ?? new MemoryResultCache();
   const feedback = new FeedbackService({
     store: store.feedback,

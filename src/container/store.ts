@@ -48,6 +48,15 @@ async function readPlans(config: Config): Promise<Readonly<Record<string, Plan>>
   }
 }
 
+/**
+ * Said at start while MAILVET_OPERATORS is set: it trusted a sign-in address nobody confirmed, so
+ * it grants nothing now; the upgrade marked its users once, and the CLI marks operators since.
+ */
+export const RETIRED_OPERATORS_WARNING =
+  'MAILVET_OPERATORS is ignored: operators are marked on their user now (the upgrade marked the users it named). ' +
+  'See them with `mailvet users list`, mark one with `mailvet users update USER_ID --operator` ' +
+  '(or `mailvet users create --operator`), and remove MAILVET_OPERATORS from the environment.';
+
 /** The configured store (SQLite in the data directory, or PostgreSQL), migrated with the plans in force. */
 export async function openConfiguredStore(
   config: Config,
@@ -57,6 +66,7 @@ export async function openConfiguredStore(
     databaseUrl: config.DATABASE_URL,
     dataDir: config.MAILVET_DATA_DIR,
     plans: plans ?? (await loadPlans(config)),
+    operators: config.MAILVET_OPERATORS,
   });
 }
 
@@ -66,5 +76,6 @@ export async function migrateConfiguredStore(config: Config): Promise<string[]> 
     databaseUrl: config.DATABASE_URL,
     dataDir: config.MAILVET_DATA_DIR,
     plans: await loadPlans(config),
+    operators: config.MAILVET_OPERATORS,
   });
 }

@@ -61,6 +61,4 @@ export class DoctorService {
 /** Who may read the report, and where it comes from (the dashboard's operators' panel). */
 export interface DoctorAccess {
   service: Pick<DoctorService, 'report' | 'close'>;
-  /** Sign-in emails of the operators (MAILVET_OPERATORS). */
-  operators: readonly string[];
 }

@@ -1,5 +1,5 @@
 /**
- * The operators' commands: `accounts create|list|update`, `users create`, and
+ * The operators' commands: `accounts create|list|update`, `users create|list|update`, and
  * `keys create --account` / `keys update` making a key's own caps. Run as a user would, through
  * bin/mailvet on a fresh data directory; the results are checked in the store.
  */
@@ -133,6 +133,52 @@ describe('mailvet accounts, users and keys', () => {
     } finally {
       await store.close();
     }
+  });
+
+  test('users create --operator, users list and users update mark who is an operator', async () => {
+    const account = await json(['accounts', 'create', '--name', 'Operators']);
+    const ops = await json(
+      ['users', 'create', '--email', 'Ops@Example.com', '--account', account.id, '--operator'],
+      'a long enough password\n',
+    );
+    assert.equal(ops.operator, true);
+    const plain = await json(
+      ['users', 'create', '--email', 'plain@example.com', '--account', account.id],
+      'a long enough password\n',
+    );
+    assert.equal(plain.operator, false);
+    const listed = (await json(['users', 'list', '--account', account.id])) as Array<{
+      email: string;
+      operator: boolean;
+    }>;
+    assert.deepEqual(
+      listed.map((user) => [user.email, user.operator]),
+      [
+        ['ops@example.com', true],
+        ['plain@example.com', false],
+      ],
+    );
+    const text = await mailvet(['users', 'list', '--account', account.id]);
+    assert.match(
+      text.stdout,
+      new RegExp(`^${ops.id}  ops@example.com  account ${account.id}  operator$`, 'm'),
+    );
+
+    const promoted = await mailvet(['users', 'update', plain.id, '--operator']);
+    assert.equal(promoted.code, 0, promoted.stderr);
+    assert.equal(promoted.stdout, 'plain@example.com is now an operator\n');
+    assert.equal((await json(['users', 'update', ops.id, '--no-operator'])).operator, false);
+    const after = (await json(['users', 'list', '--account', account.id])) as Array<{ operator: boolean }>;
+    assert.deepEqual(
+      after.map((user) => user.operator),
+      [false, true],
+    );
+    const neither = await mailvet(['users', 'update', plain.id]);
+    assert.equal(neither.code, 2);
+    assert.match(neither.stderr, /--operator or --no-operator/);
+    const nobody = await mailvet(['users', 'update', 'no-such-user', '--operator']);
+    assert.equal(nobody.code, 2);
+    assert.match(nobody.stderr, /no user with id no-such-user/);
   });
 
   test("keys create --account makes a key with its own caps; keys update changes them; the plan stays the account's", async () => {

@@ -57,7 +57,7 @@ if (dashboard.executablePath === null) {
 
     before(async () => {
       [server, browser] = await Promise.all([
-        startDashboardServer({ mailchimp: true, env: { MAILVET_OPERATORS: OPERATOR } }),
+        startDashboardServer({ mailchimp: true }),
         launchChromium(executablePath),
       ]);
     });
@@ -214,6 +214,9 @@ if (dashboard.executablePath === null) {
     it('shows an operator the probe host’s health and how to change plans', async () => {
       const { context, page } = await freshPage();
       await signUpInBrowser(page, server.url, OPERATOR, PASSWORD);
+      await server.makeOperator(OPERATOR);
+      // The dashboard reads the session when it loads.
+      await page.reload();
       const session = await sessionFromCookie(server.url, OPERATOR, await browserSessionCookie(context));
       const body = (await (
         await fetch(`${server.url}/api/v1/session`, { headers: { cookie: session.cookie } })

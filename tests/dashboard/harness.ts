@@ -39,7 +39,7 @@ import {
 import { type MailchimpEmulator, startMailchimpEmulator } from '../mailchimp/emulator.ts';
 import type { Zones } from '../mailworld/dns-server.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
-import { type ServeProcess, spawnServe } from '../scale-out/processes.ts';
+import { mailvet, type ServeProcess, spawnServe } from '../scale-out/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The built dashboard's page; `npm run build` (or `npm run build:web`) makes it. */
@@ -168,6 +168,11 @@ export interface DashboardServer {
   mailchimp: MailchimpEmulator | null;
   /** The server's log lines at warn level and above, for a failure's message. */
   problems(): string;
+  /**
+   * Marks the user of `email` an operator as an operator would: `mailvet users list` and
+   * `mailvet users update ID --operator` on the server's database (sign-up never makes one).
+   */
+  makeOperator(email: string): Promise<void>;
   /** Stops the server (SIGTERM, then SIGKILL) and the world, and removes the files. */
   close(): Promise<void>;
 }
@@ -241,6 +246,7 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
       env.MAILVET_PLANS = plansFile;
     }
     const { process: serve, url } = await spawnOnFreePort({ ...env, ...options.env });
+    const cli = (args: string[]) => mailvet(args, { ...env, ...options.env });
     const started = world;
     const startedGates = { gate, secondGate };
     const emulator = mailchimp;
@@ -256,6 +262,15 @@ export async function startDashboardServer(options: DashboardServerOptions = {})
         [...serve.lines.filter((line) => /"level":(40|50|60)/.test(line)), serve.stderr()]
           .join('\n')
           .trim() || '(none)',
+      async makeOperator(email: string) {
+        const users = JSON.parse(await cli(['users', 'list', '--json'])) as Array<{
+          id: string;
+          email: string;
+        }>;
+        const user = users.find((listed) => listed.email === email.toLowerCase());
+        if (user === undefined) throw new Error(`no user ${email}`);
+        await cli(['users', 'update', user.id, '--operator']);
+      },
       async close() {
         await serve.stop();
         await Promise.all([

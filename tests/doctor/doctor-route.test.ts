@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/doctor: the operators named in MAILVET_OPERATORS see the host check's report; any
+ * GET /api/v1/doctor: operators (users marked so in the store) see the host check's report; any
  * other user, and any API key, gets the 404 of an unknown thing.
  */
 import assert from 'node:assert/strict';
@@ -13,8 +13,17 @@ let t: TestApp;
 
 before(async () => {
   world = await startDoctorWorld();
-  t = await testApp({ env: { ...world.env, MAILVET_OPERATORS: 'Ops@Example.com, second@example.com' } });
+  t = await testApp({ env: world.env });
 });
+
+/** Signs `email` up, then marks the user an operator in the store (as `mailvet users update` does). */
+async function operatorSignedUp(email: string) {
+  const browser = await signUp(t.app, email);
+  const user = await t.store.users.findUserByEmail(email);
+  assert.ok(user !== null);
+  await t.store.users.setOperator(user.id, true);
+  return browser;
+}
 after(async () => {
   await t?.close();
   await world?.close();
@@ -22,7 +31,7 @@ after(async () => {
 
 describe('GET /api/v1/doctor', () => {
   it('shows an operator the report, and keeps it: a second read is the same run', async () => {
-    const operator = await signUp(t.app, 'ops@example.com');
+    const operator = await operatorSignedUp('ops@example.com');
     const response = await operator.request({ method: 'GET', url: '/api/v1/doctor' });
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json() as {
@@ -54,7 +63,7 @@ describe('GET /api/v1/doctor', () => {
   });
 
   it("validates an operator's query string", async () => {
-    const operator = await signUp(t.app, 'second@example.com');
+    const operator = await operatorSignedUp('second@example.com');
     const response = await operator.request({ method: 'GET', url: '/api/v1/doctor?refresh=yes' });
     assert.equal(response.statusCode, 422);
     assert.equal((response.json() as { errors: Array<{ field: string }> }).errors[0]?.field, 'refresh');

@@ -1,7 +1,7 @@
 /**
  * The dashboard's "Probe host health" panel on the Account page, in Chromium against `mailvet
- * serve`: an operator (MAILVET_OPERATORS) sees every finding and can check again; another user
- * sees no panel at all, and their page never asks for the report.
+ * serve`: an operator (marked with `mailvet users update --operator`) sees every finding and can
+ * check again; another user sees no panel at all, and their page never asks for the report.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it, test } from 'node:test';
@@ -29,10 +29,7 @@ if (dashboard.executablePath === null) {
     let browser: Browser;
 
     before(async () => {
-      [server, browser] = await Promise.all([
-        startDashboardServer({ env: { MAILVET_OPERATORS: OPERATOR.toUpperCase() } }),
-        launchChromium(executablePath),
-      ]);
+      [server, browser] = await Promise.all([startDashboardServer(), launchChromium(executablePath)]);
     });
     after(async () => {
       await browser?.close();
@@ -53,6 +50,9 @@ if (dashboard.executablePath === null) {
     /** Signs `email` up and opens the Account page once its doctor request has been answered. */
     async function accountPage(email: string): Promise<{ page: Page; doctorStatus: number }> {
       const { page } = await signedUp(email);
+      await server.makeOperator(email);
+      // The dashboard reads the session when it loads.
+      await page.reload();
       const answered = page.waitForResponse((response) => response.url().includes('/api/v1/doctor'));
       await navigate(page, 'Account');
       return { page, doctorStatus: (await answered).status() };

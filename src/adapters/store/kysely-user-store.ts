@@ -31,6 +31,7 @@ export class KyselyUserStore implements UserStore {
       password_hash: input.passwordHash,
       created_at: createdAt,
       email_confirmed_at: input.emailConfirmedAt === undefined ? createdAt : input.emailConfirmedAt,
+      operator: input.operator === true ? 1 : 0,
     };
     // The unique index decides between two sign-ups of one address at once.
     const inserted = await this.#db
@@ -49,6 +50,21 @@ export class KyselyUserStore implements UserStore {
   async findUserById(id: string): Promise<User | null> {
     const row = await this.#db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     return row === undefined ? null : toUser(row);
+  }
+
+  async listUsers(accountId?: string): Promise<User[]> {
+    let query = this.#db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id');
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return (await query.execute()).map(toUser);
+  }
+
+  async setOperator(userId: string, operator: boolean): Promise<User | null> {
+    await this.#db
+      .updateTable('users')
+      .set({ operator: operator ? 1 : 0 })
+      .where('id', '=', userId)
+      .execute();
+    return this.findUserById(userId);
   }
 
   async changePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<void> {
@@ -156,6 +172,7 @@ function toUser(row: Selectable<UsersTable>): User {
     passwordHash: row.password_hash,
     createdAt: row.created_at,
     emailConfirmedAt: row.email_confirmed_at,
+    operator: Number(row.operator) === 1,
   };
 }
 

@@ -17,11 +17,20 @@ import { migrationProviderFor } from './migrations/index.ts';
 import { withOwnSchemaIntrospection } from './postgres/own-schema-introspection.ts';
 import type { DatabaseSchema } from './schema.ts';
 
-/** The plans in force: a migration that moves figures between tables computes with them. */
-type Plans = Readonly<Record<string, Plan>>;
+/**
+ * What some migrations compute with: the plans in force (a migration that moves figures between
+ * tables), and the operators' emails of the retired MAILVET_OPERATORS (marked once on their users).
+ */
+export interface MigrationInputs {
+  plans: Readonly<Record<string, Plan>>;
+  operators: readonly string[];
+}
 
 /** Migrates a PostgreSQL database; returns the names applied by this call. */
-export async function migratePostgres(db: Kysely<DatabaseSchema>, plans: Plans): Promise<string[]> {
+export async function migratePostgres(
+  db: Kysely<DatabaseSchema>,
+  inputs: MigrationInputs,
+): Promise<string[]> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema;
   if (schema === null || schema === undefined) {
@@ -30,18 +39,22 @@ export async function migratePostgres(db: Kysely<DatabaseSchema>, plans: Plans):
   // The Migrator looks for its own tables in every visible schema unless told which one; a
   // `kysely_migration` table in another schema of the same database would fool it. And it must not
   // scan the other schemas at all: one dropped mid-scan would fail our start-up.
-  return runMigrator(withOwnSchemaIntrospection(db, schema), plans, schema);
+  return runMigrator(withOwnSchemaIntrospection(db, schema), inputs, schema);
 }
 
 /** Migrates the SQLite database at `file`; returns the names applied by this call. */
-export function migrateSqlite(db: Kysely<DatabaseSchema>, file: string, plans: Plans): Promise<string[]> {
+export function migrateSqlite(
+  db: Kysely<DatabaseSchema>,
+  file: string,
+  inputs: MigrationInputs,
+): Promise<string[]> {
   // better-sqlite3 waits for a lock synchronously: two instances in this process waiting on each
   // other across an `await` would block the thread until the busy timeout. Queue them instead.
   return oneAtATime(resolve(file), () =>
     db.connection().execute(async (connection) => {
       await sql`begin immediate`.execute(connection);
       try {
-        const applied = await runMigrator(connection, plans);
+        const applied = await runMigrator(connection, inputs);
         await sql`commit`.execute(connection);
         return applied;
       } catch (error) {
@@ -54,10 +67,14 @@ export function migrateSqlite(db: Kysely<DatabaseSchema>, file: string, plans: P
 
 async function runMigrator(
   db: Kysely<DatabaseSchema>,
-  plans: Plans,
+  { plans, operators }: MigrationInputs,
   migrationTableSchema?: string,
 ): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProviderFor(plans), migrationTableSchema });
+  const migrator = new Migrator({
+    db,
+    provider: migrationProviderFor(plans, operators),
+    migrationTableSchema,
+  });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName;

@@ -23,6 +23,8 @@ export interface StoreOptions {
   poolSize?: number | undefined;
   /** The plans in force (MAILVET_PLANS), for migrations that move figures; built-in ones by default. */
   plans?: Readonly<Record<string, Plan>>;
+  /** The retired MAILVET_OPERATORS, for the migration that marks those users operators once. */
+  operators?: readonly string[];
 }
 
 interface Connected {
@@ -61,7 +63,7 @@ export function isPostgresUrl(url: string | undefined): url is string {
 }
 
 async function connect(options: StoreOptions): Promise<Connected> {
-  const plans = options.plans ?? BUILT_IN_PLANS;
+  const inputs = { plans: options.plans ?? BUILT_IN_PLANS, operators: options.operators ?? [] };
   const url = options.databaseUrl?.trim() ?? '';
   if (isPostgresUrl(url)) {
     // Loaded only for PostgreSQL: an embedded process never pays for pg (start-up, memory).
@@ -73,7 +75,7 @@ async function connect(options: StoreOptions): Promise<Connected> {
     return {
       db,
       kind: 'postgres',
-      migrate: () => migratePostgres(db, plans),
+      migrate: () => migratePostgres(db, inputs),
       store: async () => new PostgresStore(db),
     };
   }
@@ -87,7 +89,7 @@ async function connect(options: StoreOptions): Promise<Connected> {
   return {
     db,
     kind: 'sqlite',
-    migrate: () => migrateSqlite(db, file, plans),
+    migrate: () => migrateSqlite(db, file, inputs),
     store: async () => new SqliteStore(db, await connection),
   };
 }

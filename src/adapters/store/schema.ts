@@ -79,6 +79,8 @@ export interface UsersTable {
   created_at: string;
   /** When the user followed the confirmation link; null: not yet (0014; earlier users: their creation). */
   email_confirmed_at: string | null;
+  /** 1 for an operator (0015): the probe host's health and the operators' hints in the dashboard. */
+  operator: Generated<number>;
 }
 
 /** `user_tokens` (migration 0014): one-time links sent to users' addresses, by their token's hash. */

@@ -30,7 +30,7 @@ const userSchema = {
     operator: {
       type: 'boolean',
       description:
-        'Whether the user is one of the operators named in MAILVET_OPERATORS (who may read GET /doctor and change plans with the CLI).',
+        'Whether the user is an operator of this server (marked by `mailvet users update ID --operator`): who may read GET /doctor and sees how to change plans.',
     },
     awaiting_confirmation: {
       type: 'boolean',

@@ -18,6 +18,7 @@ import * as integrationSchedules from './0011-integration-schedules.ts';
 import * as feedbackEvents from './0012-feedback-events.ts';
 import * as campaignChecks from './0013-campaign-checks.ts';
 import * as userTokens from './0014-user-tokens.ts';
+import { userOperators } from './0015-user-operators.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -27,8 +28,14 @@ const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0006-charge-month': chargeMonth,
 };
 
-/** The provider handed to Kysely's Migrator; some migrations need the plans in force. */
-export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): MigrationProvider {
+/**
+ * The provider handed to Kysely's Migrator; some migrations need the plans in force, and one the
+ * operators' emails of the old MAILVET_OPERATORS (marked once, when it runs).
+ */
+export function migrationProviderFor(
+  plans: Readonly<Record<string, Plan>>,
+  operators: readonly string[] = [],
+): MigrationProvider {
   return {
     getMigrations: () =>
       Promise.resolve({
@@ -41,6 +48,7 @@ export function migrationProviderFor(plans: Readonly<Record<string, Plan>>): Mig
         '0012-feedback-events': feedbackEvents,
         '0013-campaign-checks': campaignChecks,
         '0014-user-tokens': userTokens,
+        '0015-user-operators': userOperators(operators),
       }),
   };
 }

@@ -1,12 +1,11 @@
 /**
- * GET /api/v1/doctor: the probe host's health (the `mailvet doctor` report) for operators, the
- * users named in MAILVET_OPERATORS, signed in to the dashboard. Anyone else, and any API key, gets
- * 404 as for any unknown thing: the route's existence tells nothing.
+ * GET /api/v1/doctor: the probe host's health (the `mailvet doctor` report) for operators (users
+ * the CLI marked `--operator`) signed in to the dashboard. Anyone else, and any API key, gets 404
+ * as for any unknown thing: the route's existence tells nothing.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { DoctorAccess } from '../../../doctor/doctor-service.ts';
 import { reportJson } from '../../../doctor/finding.ts';
-import { operatorTest } from '../../../doctor/operators.ts';
 import { ApiError } from '../../errors.ts';
 import { doctorQuerySchema, doctorReportSchema } from '../../schemas/doctor.ts';
 import { accountingHeaders, apiErrorResponses } from '../../schemas/responses.ts';
@@ -19,8 +18,7 @@ const errors = apiErrorResponses({
   500: ['internal_error'],
 });
 
-export const doctorRoutes: FastifyPluginAsync<DoctorAccess> = async (app, { service, operators }) => {
-  const isOperator = operatorTest(operators);
+export const doctorRoutes: FastifyPluginAsync<DoctorAccess> = async (app, { service }) => {
   app.get<{ Querystring: { refresh?: '0' | '1' } }>(
     '/doctor',
     {
@@ -28,7 +26,7 @@ export const doctorRoutes: FastifyPluginAsync<DoctorAccess> = async (app, { serv
         tags: ['accounts'],
         summary: "The probe host's health (operators only)",
         description:
-          'The last `mailvet doctor` report: port 25, egress address, HELO, reverse DNS, blocklists, SPF, resolver. Made at most once a minute; `refresh=1` runs it again (at most once every 10 s). 404 for anyone but the operators named in MAILVET_OPERATORS.',
+          'The last `mailvet doctor` report: port 25, egress address, HELO, reverse DNS, blocklists, SPF, resolver. Made at most once a minute; `refresh=1` runs it again (at most once every 10 s). 404 for anyone but an operator (a user marked by `mailvet users update ID --operator`).',
         security,
         querystring: doctorQuerySchema,
         response: {
@@ -38,8 +36,7 @@ export const doctorRoutes: FastifyPluginAsync<DoctorAccess> = async (app, { serv
       },
       // Before validation: a bad query string from anyone else is a 404 too, never a 422.
       preValidation: async (request) => {
-        const email = request.session?.user.email;
-        if (email === undefined || !isOperator(email)) throw new ApiError('not_found');
+        if (request.session?.user.operator !== true) throw new ApiError('not_found');
       },
     },
     async (request) => reportJson(await service.report(request.query.refresh === '1')),

@@ -93,9 +93,7 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   // Each plugin gets only its own dependencies: passing these options on whole would pass the
   // caller's `prefix` too, and prefix the routes twice.
   const sessionDeps =
-    dashboard === undefined
-      ? undefined
-      : { ...dashboard, users: store.users, accounts: store, operators: deps.doctor?.operators ?? [] };
+    dashboard === undefined ? undefined : { ...dashboard, users: store.users, accounts: store };
   if (sessionDeps !== undefined) await app.register(publicSessionRoutes, sessionDeps);
 
   await app.register(async (authed) => {

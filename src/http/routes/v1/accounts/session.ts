@@ -21,7 +21,6 @@ import {
   signUp,
   type UserDeps,
 } from '../../../../accounts/users.ts';
-import { operatorTest } from '../../../../doctor/operators.ts';
 import { deviceTokenOf, setDeviceCookie } from '../../../device-cookie.ts';
 import { ApiError, notSignedIn, validationFailed } from '../../../errors.ts';
 import { type SessionAuth, sessionOf } from '../../../plugins/auth.ts';
@@ -56,11 +55,6 @@ export interface SessionRoutesDeps {
   signup: 'open' | 'closed';
   /** The plan new sign-ups are on. */
   plan: string;
-  /**
-   * Sign-in emails of the operators (MAILVET_OPERATORS): the session says whether its user is one,
-   * so the dashboard shows operators' panels only to them instead of asking and being refused.
-   */
-  operators: readonly string[];
   /** Signs the cookie of browsers that signed in before (spared the per-address sign-in lock). */
   devices: DeviceTokens;
   /** Confirmation and reset links; absent without a mail relay. */
@@ -434,7 +428,7 @@ function sessionView(deps: SessionRoutesDeps, resumed: ResumedSession, account: 
       id: resumed.user.id,
       email: resumed.user.email,
       created_at: resumed.user.createdAt,
-      operator: operatorTest(deps.operators)(resumed.user.email),
+      operator: resumed.user.operator,
       awaiting_confirmation: awaitsConfirmation(resumed.user, deps.sessions.confirmationRequired === true),
     },
     account: { id: account.id, name: account.name, plan: account.plan },
