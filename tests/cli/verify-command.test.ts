@@ -170,6 +170,28 @@ describe('mailvet verify --file', () => {
     ]);
   });
 
+  it('reads a quote inside an unquoted cell as a character, as spreadsheets do; an unclosed one is one line', async () => {
+    const input = join(scratch, 'export.csv');
+    const output = join(scratch, 'export-checked.csv');
+    await writeFile(input, 'email,name\nfoo"bar@multi-mx.test,Foo\n=HYPERLINK("x")@gmial.com,Bar "B" Baz\n');
+    const run = await mailvet(['verify', '--file', input, '--out', output]);
+    assert.equal(run.code, 0, run.stderr);
+    const rows = parse(await readFile(output, 'utf8'), { relax_column_count: true }) as string[][];
+    assert.deepEqual(
+      rows.slice(1).map((row) => [row[0], row[1]]),
+      [
+        ['foo"bar@multi-mx.test', 'Foo'],
+        ['=HYPERLINK("x")@gmial.com', 'Bar "B" Baz'],
+      ],
+    );
+    const unclosed = join(scratch, 'unclosed.csv');
+    await writeFile(unclosed, 'email\nalice@multi-mx.test\n"secret@multi-mx.test,1\n');
+    const broken = await mailvet(['verify', '--file', unclosed, '--out', join(scratch, 'unclosed-out.csv')]);
+    assert.equal(broken.code, 2);
+    assert.match(broken.stderr, /^mailvet: cannot read .*unclosed\.csv as CSV: .*line 3\n$/);
+    assert.doesNotMatch(broken.stderr, /\n\s+at /, 'no stack trace');
+  });
+
   it('reads a file without a header from its first column holding an @', async () => {
     const input = join(scratch, 'plain.csv');
     const lines = Array.from({ length: 2000 }, (_, i) => `${i},user${i}@multi-mx.test`);
