@@ -21,6 +21,7 @@ import { ConnectionBudget } from '../adapters/smtp/connection-budget.ts';
 import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
 import { SocksDialer } from '../adapters/smtp/socks-dialer.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
+import { ResolvingWebhookTargetCheck } from '../adapters/webhooks/target-check.ts';
 import { type Config, ConfigError, publicOrigin } from '../config.ts';
 import { FeedbackService } from '../feedback/feedback-service.ts';
 import { DEFAULT_THROTTLE, SignInThrottle, signUpsPerDay } from '../http/sign-in-throttle.ts';
@@ -77,6 +78,7 @@ async function createVerifierParts(
   warn: (message: string) => void,
   shared?: SharedState,
   metrics: MetricsRecorder = NO_METRICS,
+  budget: ConnectionBudget = connectionBudgetFor(config, new SystemClock(), shared),
 ): Promise<{ verifier: Verifier; resolverHealth: ResolverHealth }> {
   const clock = new SystemClock();
   const resolver = configuredResolver(config);
@@ -101,7 +103,7 @@ async function createVerifierParts(
     shared: shared?.dnsAnswers,
     ...(metrics.enabled && { onLookup: (question, hit) => metrics.dnsCacheLookup(question, hit) }),
   });
-  const prober = createProber(config, dns, clock, shared, warn, metrics);
+  const prober = createProber(config, dns, clock, shared, warn, metrics, budget);
   const verifier = new Verifier({
     dns,
     prober: metrics.enabled ? meteredProber(prober, metrics) : prober,
@@ -153,8 +155,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     warn('Redis is not answering yet: rate limits and caches use memory until it does');
   }
   const shared = redis && sharedState(redis, clock, warn, config.MAILVET_SMTP_PROBE_TIMEOUT_MS);
+  // One connection budget for every outbound SMTP connection: the verification probe's and the
+  // domain checks' STARTTLS dials draw on the same buckets.
+  const connectionBudget = connectionBudgetFor(config, clock, shared);
   const built =
-    overrides.verifier === undefined ? await createVerifierParts(config, warn, shared, recorder) : undefined;
+    overrides.verifier === undefined
+      ? await createVerifierParts(config, warn, shared, recorder, connectionBudget)
+      : undefined;
   const verifier = overrides.verifier ?? built!.verifier;
   const secretKey = await loadSecretKey(config);
   const store = await openConfiguredStore(config, plans);
@@ -163,6 +170,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const lists = new ListService({
     lists: store.lists,
     queue,
+    webhookTargets: new ResolvingWebhookTargetCheck({ allowPrivate: config.MAILVET_WEBHOOK_ALLOW_PRIVATE }),
     onEnqueueError: (listId, error) =>
       warn(
         `list ${listId} not queued now (${error instanceof Error ? error.message : String(error)}); a worker sweep will pick it up`,
@@ -257,7 +265,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     }),
     secretKey,
     doctor,
-    domainChecks: createDomainChecks(config, store, overrides.now),
+    domainChecks: createDomainChecks(config, store, connectionBudget, overrides.now),
     moreReadiness: async (): Promise<Record<string, 'ok' | 'degraded'>> => {
       const [dns, redisLine] = await Promise.all([
         built?.resolverHealth.readiness(),
@@ -292,6 +300,7 @@ export function createProber(
   shared?: SharedState,
   warn: (message: string) => void = stderrWarn,
   metrics: MetricsRecorder = NO_METRICS,
+  budget: ConnectionBudget = connectionBudgetFor(config, clock, shared),
 ): MailboxProber {
   if (!config.MAILVET_SMTP_PROBE) return new SkippingProber();
   const helo = config.MAILVET_SMTP_HELO ?? hostname();
@@ -310,13 +319,18 @@ export function createProber(
     maxMxHosts: config.MAILVET_SMTP_MX_HOSTS,
     addressesPerHost: config.MAILVET_SMTP_ADDRESSES_PER_HOST,
     hostWaitMs: config.MAILVET_SMTP_HOST_WAIT_MS,
-    connectionBudget: new ConnectionBudget(shared?.rateLimiter ?? new MemoryRateLimiter(clock), clock, {
-      perAddress: config.MAILVET_SMTP_CONNECTIONS_PER_ADDRESS,
-      perDomain: config.MAILVET_SMTP_CONNECTIONS_PER_DOMAIN,
-      perAccount: config.MAILVET_SMTP_CONNECTIONS_PER_ACCOUNT,
-      refusedForMs: config.MAILVET_SMTP_REFUSED_HOLD_MS,
-    }),
+    connectionBudget: budget,
     egress: config.MAILVET_SMTP_PROXY.map((proxy) => new SocksDialer(proxy, warn)),
     ...(metrics.enabled && { sessionEvents: meteredSessionEvents(metrics) }),
+  });
+}
+
+/** The SMTP connection budget of this configuration: in Redis in scale-out, else this process's memory. */
+function connectionBudgetFor(config: Config, clock: Clock, shared?: SharedState): ConnectionBudget {
+  return new ConnectionBudget(shared?.rateLimiter ?? new MemoryRateLimiter(clock), clock, {
+    perAddress: config.MAILVET_SMTP_CONNECTIONS_PER_ADDRESS,
+    perDomain: config.MAILVET_SMTP_CONNECTIONS_PER_DOMAIN,
+    perAccount: config.MAILVET_SMTP_CONNECTIONS_PER_ACCOUNT,
+    refusedForMs: config.MAILVET_SMTP_REFUSED_HOLD_MS,
   });
 }

@@ -8,6 +8,7 @@ import { HttpsPolicyFetcher } from '../adapters/mta-sts/policy-fetcher.ts';
 import { StarttlsProbe } from '../adapters/starttls/starttls-probe.ts';
 import type { Config } from '../config.ts';
 import { DomainCheckService } from '../sender-checks/domain-check-service.ts';
+import type { ConnectionGate } from '../sender-checks/ports.ts';
 import { type DomainReport, runSenderChecks } from '../sender-checks/run-checks.ts';
 import { SENDER_CHECK_DEFAULTS, type SenderCheckSettings } from '../sender-checks/settings.ts';
 import type { UsageStore } from '../usage/ports.ts';
@@ -33,11 +34,20 @@ export interface SenderCheckTestParts {
   mtaStsPort?: number;
 }
 
-/** A function that checks one domain with this configuration. */
+/**
+ * A function that checks one domain with this configuration; its MX dials draw on `gate` (the
+ * verification probe's connection budget) when given.
+ */
 export function createDomainCheckRun(
   config: Config,
   parts: SenderCheckTestParts = {},
-): (domain: string, selectors: readonly string[], signal?: AbortSignal) => Promise<DomainReport> {
+  gate?: ConnectionGate,
+): (
+  domain: string,
+  selectors: readonly string[],
+  signal?: AbortSignal,
+  accountId?: string,
+) => Promise<DomainReport> {
   const dns = configuredResolver(config);
   const settings = senderCheckSettings(config);
   const tlsProbe = new StarttlsProbe({ extraCa: parts.extraCa });
@@ -46,18 +56,27 @@ export function createDomainCheckRun(
     ...(parts.mtaStsPort !== undefined && { port: parts.mtaStsPort }),
     ...(parts.extraCa !== undefined && { extraCa: parts.extraCa }),
   });
-  return (domain, selectors, signal) =>
-    runSenderChecks({ dns, tlsProbe, policyFetcher }, settings, domain, selectors, signal);
+  return (domain, selectors, signal, accountId) =>
+    runSenderChecks(
+      { dns, tlsProbe, policyFetcher, ...(gate && { gate }) },
+      settings,
+      domain,
+      selectors,
+      signal,
+      accountId,
+    );
 }
 
 /** The API's service: charged, cached per domain, bounded per account. */
 export function createDomainChecks(
   config: Config,
   usage: Pick<UsageStore, 'chargeVerifications' | 'refundVerifications'>,
+  gate: ConnectionGate,
   now?: () => Date,
 ): DomainCheckService {
+  const run = createDomainCheckRun(config, {}, gate);
   return new DomainCheckService({
-    run: createDomainCheckRun(config),
+    run: (domain, selectors, accountId) => run(domain, selectors, undefined, accountId),
     usage,
     cacheTtlSeconds: config.MAILVET_DOMAIN_CHECK_TTL,
     perAccount: config.MAILVET_DOMAIN_CHECKS_PER_ACCOUNT,

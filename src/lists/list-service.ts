@@ -11,7 +11,15 @@ import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
 import { recordListEnd } from '../webhooks/events.ts';
 import { type ListStorageLimits, rowAllowance, storedRowsError } from './list-limits.ts';
-import { type ListRecord, type ListStore, listJob, type ResultFilter, type ResultRow } from './ports.ts';
+import {
+  type ListRecord,
+  type ListStore,
+  listJob,
+  type ResultFilter,
+  type ResultRow,
+  type WebhookTargetCheck,
+} from './ports.ts';
+import { UploadError } from './upload/upload-error.ts';
 
 /** One uploaded row, as the upload parsers yield it. */
 export interface IncomingRow {
@@ -43,6 +51,8 @@ export type ListActionOutcome =
 export interface ListServiceDeps {
   lists: ListStore;
   queue: Pick<JobQueue, 'enqueue'>;
+  /** Where a webhook may point: asked for every list made with one. */
+  webhookTargets: WebhookTargetCheck;
   now?: () => Date;
   /** Told when a queue message could not be sent (the list still runs: workers sweep the store). */
   onEnqueueError?: (listId: string, error: unknown) => void;
@@ -79,9 +89,26 @@ export class ListService {
   }
 
   /**
+   * Refuses a webhook URL at a loopback, private or reserved address (or a name that resolves only
+   * to such), unless private receivers are allowed. Call it before reading an upload when the URL
+   * is known then, so nothing is read or stored for a refused list; `create` checks the final one.
+   * @throws UploadError (`validation_failed`, field `webhook_url`)
+   */
+  async checkWebhookTarget(url: string | null): Promise<void> {
+    if (url === null) return;
+    const refusal = await this.#deps.webhookTargets.refusal(url);
+    if (refusal !== null)
+      throw new UploadError(
+        'validation_failed',
+        `Must point at a public address, not ${refusal}`,
+        'webhook_url',
+      );
+  }
+
+  /**
    * Stores a list from a stream of rows, batch by batch (memory stays bounded whatever the size),
-   * then queues it. `details` is called once the rows are read; if reading them or `details`
-   * fails, nothing is left behind and the error is rethrown. With `limits`, a row past
+   * then queues it. `details` is called once the rows are read, and its webhook checked; if reading
+   * them, `details` or the check fails, nothing is left behind and the error is rethrown. With `limits`, a row past
    * `limits.rows` throws ListLimitError (the account's stored rows). `onBegin` learns the new
    * list's id before any row is read (a caller that must find the list again after a crash).
    */
@@ -119,7 +146,9 @@ export class ListService {
         }
       }
       if (batch.length > 0) await lists.addRows(listId, batch, this.#now());
-      const list = await lists.finishUpload(listId, this.#now(), details());
+      const finalDetails = details();
+      await this.checkWebhookTarget(finalDetails.webhookUrl);
+      const list = await lists.finishUpload(listId, this.#now(), finalDetails);
       await this.#enqueue(listId);
       return list;
     } catch (error) {

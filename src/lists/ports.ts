@@ -323,3 +323,17 @@ export interface ListPeer {
   localPart: string;
   confirmed: boolean;
 }
+
+/**
+ * Where a list's webhook may point, asked when the list is made: a URL at a loopback, private or
+ * reserved address is refused then, rather than at each delivery after the list ran. Deliveries
+ * check again every time (DNS may answer differently by then): this is the early answer, the
+ * sender's check is the guard.
+ */
+export interface WebhookTargetCheck {
+  /**
+   * Null when deliveries may go to `url` (a public address, private ones allowed, or a name that
+   * does not resolve now: it may later); otherwise what the host is, e.g. `loopback (localhost)`.
+   */
+  refusal(url: string): Promise<string | null>;
+}

@@ -14,8 +14,15 @@ import type { UsageStore } from '../usage/ports.ts';
 import { type QuotaState, quotaState } from '../usage/verification-service.ts';
 import type { DomainReport } from './run-checks.ts';
 
-/** Runs the checks of one domain (validated, ASCII) with these selectors. */
-export type DomainCheckRun = (domain: string, selectors: readonly string[]) => Promise<DomainReport>;
+/**
+ * Runs the checks of one domain (validated, ASCII) with these selectors, on behalf of an account
+ * (its SMTP connections are counted against it).
+ */
+export type DomainCheckRun = (
+  domain: string,
+  selectors: readonly string[],
+  accountId: string,
+) => Promise<DomainReport>;
 
 export interface DomainCheckServiceDeps {
   run: DomainCheckRun;
@@ -76,7 +83,7 @@ export class DomainCheckService {
       if (charge.granted === 0) return { kind: 'quota_exceeded', quota };
       if (cached !== undefined) return { kind: 'ok', report: cached, cached: true, quota };
       try {
-        const report = await this.#shared(key, domain, selectors);
+        const report = await this.#shared(key, domain, selectors, caller.accountId);
         if (report.grade !== null) return { kind: 'ok', report, cached: false, quota };
         await this.#deps.usage.refundVerifications(caller, month, 1);
         const used = { account: charge.used.account - 1, key: charge.used.key - 1 };
@@ -95,11 +102,11 @@ export class DomainCheckService {
     }
   }
 
-  #shared(key: string, domain: string, selectors: readonly string[]): Promise<DomainReport> {
+  #shared(key: string, domain: string, selectors: readonly string[], accountId: string): Promise<DomainReport> {
     const pending = this.#inFlight.get(key);
     if (pending !== undefined) return pending;
     const run = this.#deps
-      .run(domain, selectors)
+      .run(domain, selectors, accountId)
       .then((report) => {
         // A report with failed lookups or unfinished checks says more about the moment than the domain.
         if (this.#deps.cacheTtlSeconds > 0 && report.complete)

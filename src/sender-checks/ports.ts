@@ -43,6 +43,15 @@ export type TlsProbeOutcome =
   | { kind: 'tls_failed'; detail: string }
   | { kind: 'tls'; protocol: string | null; certificate: CertificateFacts };
 
+/**
+ * The SMTP connection budget every outbound connection Mailvet makes draws on, the probe's own:
+ * buckets per destination address, per domain and per account, shared by every process in
+ * scale-out. Asked before each dial; null when it may go ahead, else why it may not now.
+ */
+export interface ConnectionGate {
+  take(ip: string, domain: string, accountId: string | undefined): Promise<string | null>;
+}
+
 /** Connects to port 25 of an MX host, says EHLO, asks for STARTTLS and reads the certificate. */
 export interface MxTlsProbe {
   probe(request: TlsProbeRequest): Promise<TlsProbeOutcome>;

@@ -22,7 +22,7 @@ import {
   sortFindings,
 } from './finding.ts';
 import { type Grade, gradeOf } from './grade.ts';
-import type { MtaStsPolicyFetcher, MxTlsProbe, SenderDns } from './ports.ts';
+import type { ConnectionGate, MtaStsPolicyFetcher, MxTlsProbe, SenderDns } from './ports.ts';
 import { type ResolverTrust, resolverTrust, untrustworthyResolver } from './resolver-trust.ts';
 import type { SenderCheckSettings } from './settings.ts';
 
@@ -30,6 +30,8 @@ import type { SenderCheckSettings } from './settings.ts';
 export interface SenderCheckDeps {
   dns: SenderDns;
   tlsProbe: MxTlsProbe;
+  /** The SMTP connection budget the MX dials draw on; none (the CLI's own process) without it. */
+  gate?: ConnectionGate;
   policyFetcher: MtaStsPolicyFetcher;
   /** The wall clock of the report's date. */
   now?: () => Date;
@@ -65,6 +67,7 @@ export async function runSenderChecks(
   domain: string,
   selectors: readonly string[] = [],
   signal?: AbortSignal,
+  accountId?: string,
 ): Promise<DomainReport> {
   const started = performance.now();
   const controller = new AbortController();
@@ -109,7 +112,15 @@ export async function runSenderChecks(
       bounded(checkSpf(dns, domain)),
       bounded(checkDmarc(dns, domain)),
       bounded(checkDkim(dns, domain, dkimSelectors, given)),
-      bounded(checkMx(dns, deps.tlsProbe, settings, domain, controller.signal)),
+      bounded(
+        checkMx(
+          dns,
+          { probe: deps.tlsProbe, ...(deps.gate && { gate: deps.gate }), ...(accountId && { accountId }) },
+          settings,
+          domain,
+          controller.signal,
+        ),
+      ),
       bounded(checkTlsRpt(dns, domain)),
     ]);
     // The verdict comes with the first control that answers, sooner than the MX hosts' STARTTLS.
@@ -161,7 +172,7 @@ export async function runSenderChecks(
 
 /** Findings that say a part could not be checked (our lookup, or the domain's servers, failed). */
 export function isIncomplete(code: string): boolean {
-  return code === 'check_unfinished' || code.endsWith('_lookup_failed');
+  return code === 'check_unfinished' || code === 'mx_not_dialled' || code.endsWith('_lookup_failed');
 }
 
 function unfinished(check: SenderCheck, deadlineMs: number, stopped: boolean): SenderFinding {

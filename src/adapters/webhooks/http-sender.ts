@@ -9,23 +9,26 @@
  * refused unless allowed. The connection goes to exactly the address checked (a pinned `lookup`),
  * so a DNS answer that changes between the check and the connect (rebinding) cannot slip past.
  */
-import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { probeRefusal } from '../../net/address-guard.ts';
+import type { LookupFunction } from 'node:net';
 import { signWebhook, type WebhookSecret } from '../../webhooks/signature.ts';
+import {
+  literalAddress,
+  type ResolvedAddress,
+  type ResolveHost,
+  receiverHost,
+  refusalsOf,
+  systemResolve,
+  usableAddress,
+} from './receiver-address.ts';
+
+export type { ResolvedAddress } from './receiver-address.ts';
 
 /** Sent as `User-Agent`, so receivers can tell our requests in their logs and firewalls. */
 export const WEBHOOK_USER_AGENT = 'Mailvet-Webhook/1';
 /** Response bytes read at most; the body is only used for a short excerpt in the failure reason. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
-
-/** One address of the receiver, as `dns.lookup` gives it. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
 
 export interface WebhookRequest {
   url: string;
@@ -44,15 +47,13 @@ export interface WebhookRequest {
   /** The clock of the signature's timestamp. */
   now?: () => Date;
   /** Resolves the URL's host name; `dns.lookup` (all addresses) by default, which honours /etc/hosts. */
-  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+  resolve?: ResolveHost;
 }
 
 /** What one attempt came to: 2xx is delivered; otherwise why, and whether trying again may help. */
 export type DeliveryOutcome =
   | { ok: true; status: number }
   | { ok: false; retry: boolean; reason: string; status?: number };
-
-const systemResolve = (hostname: string): Promise<ResolvedAddress[]> => lookup(hostname, { all: true });
 
 /** Sends the event once; resolves with what happened, never rejects. */
 export async function sendWebhook(request: WebhookRequest): Promise<DeliveryOutcome> {
@@ -89,10 +90,9 @@ function parseTarget(text: string): URL | string {
 
 /** The one address to connect to, checked; or the outcome when there is none. */
 async function pickAddress(url: URL, request: WebhookRequest): Promise<ResolvedAddress | DeliveryOutcome> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  let addresses: ResolvedAddress[];
-  if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) }];
-  else {
+  const host = receiverHost(url);
+  let addresses = literalAddress(host);
+  if (addresses === null) {
     try {
       addresses = await (request.resolve ?? systemResolve)(host);
     } catch (error) {
@@ -100,13 +100,14 @@ async function pickAddress(url: URL, request: WebhookRequest): Promise<ResolvedA
       return { ok: false, retry: true, reason: `cannot resolve ${host}: ${code}` };
     }
   }
-  // IPv4 first: one address is tried (the one checked), and IPv6 is the likelier to be unroutable here.
-  const ordered = [...addresses].sort((a, b) => a.family - b.family);
-  const usable = ordered.find((a) => request.allowPrivate || probeRefusal(a.address) === null);
+  const usable = usableAddress(addresses, request.allowPrivate);
   if (usable !== undefined) return usable;
-  if (ordered.length === 0) return { ok: false, retry: true, reason: `cannot resolve ${host}: no address` };
-  const why = ordered.map((a) => `${a.address}: ${probeRefusal(a.address)}`).join(', ');
-  return { ok: false, retry: false, reason: `refused: ${host} has no public address (${why})` };
+  if (addresses.length === 0) return { ok: false, retry: true, reason: `cannot resolve ${host}: no address` };
+  return {
+    ok: false,
+    retry: false,
+    reason: `refused: ${host} has no public address (${refusalsOf(addresses)})`,
+  };
 }
 
 function post(

@@ -6,7 +6,7 @@
  */
 import { probeRefusal } from '../../net/address-guard.ts';
 import { type SenderFinding, senderFinding } from '../finding.ts';
-import type { MxTlsProbe, SenderDns, TlsProbeOutcome } from '../ports.ts';
+import type { ConnectionGate, MxTlsProbe, SenderDns, TlsProbeOutcome } from '../ports.ts';
 import type { SenderCheckSettings } from '../settings.ts';
 
 /** One MX host and what was found at it. */
@@ -16,10 +16,20 @@ export interface MxHostFacts {
   addresses: string[];
 }
 
+/**
+ * How MX hosts are dialled: the STARTTLS probe, behind the connection budget (when given) that the
+ * verification probe's connections draw on too, on behalf of `accountId`.
+ */
+export interface MxDial {
+  probe: MxTlsProbe;
+  gate?: ConnectionGate;
+  accountId?: string;
+}
+
 /** The MX findings and the hosts (MTA-STS and the blocklists use them). */
 export async function checkMx(
   dns: SenderDns,
-  probe: MxTlsProbe,
+  dial: MxDial,
   settings: SenderCheckSettings,
   domain: string,
   signal?: AbortSignal,
@@ -76,9 +86,13 @@ export async function checkMx(
       addresses: await addressesOf(dns, record.exchange),
     })),
   );
-  const perHost = await Promise.all(hosts.map((host) => hostFindings(dns, probe, settings, host, signal)));
+  const perHost = await Promise.all(
+    hosts.map((host) => hostFindings(dns, dial, settings, domain, host, signal)),
+  );
   const findings = perHost.flat();
-  if (!findings.some((item) => item.status === 'fail' || item.status === 'warn')) {
+  // Every host seen, and none at fault: a host not dialled (the budget) was not seen.
+  const allSeen = !findings.some((item) => item.code === 'mx_not_dialled');
+  if (allSeen && !findings.some((item) => item.status === 'fail' || item.status === 'warn')) {
     findings.unshift(
       senderFinding(
         'mx',
@@ -100,8 +114,9 @@ async function addressesOf(dns: SenderDns, host: string): Promise<string[]> {
 
 async function hostFindings(
   dns: SenderDns,
-  probe: MxTlsProbe,
+  dial: MxDial,
   settings: SenderCheckSettings,
+  domain: string,
   mx: MxHostFacts,
   signal?: AbortSignal,
 ): Promise<SenderFinding[]> {
@@ -135,8 +150,15 @@ async function hostFindings(
       );
       continue;
     }
+    // The same budget as the verification probe's: a check per new subdomain must not turn into
+    // a stream of connections to one mail server.
+    const held = (await dial.gate?.take(ip, domain, dial.accountId)) ?? null;
+    if (held !== null) {
+      findings.push(notDialled(host, ip, held), ...ptrFindings(host, ip, await reverseDns(dns, ip)));
+      continue;
+    }
     const [outcome, ptr] = await Promise.all([
-      probe.probe({
+      dial.probe.probe({
         host,
         ip,
         port: settings.smtpPort,
@@ -278,4 +300,16 @@ function ptrFindings(host: string, ip: string, ptr: ReverseDns): SenderFinding[]
       details,
     ),
   ];
+}
+
+/** A dial the connection budget held back: the host is not judged now (the report is incomplete). */
+function notDialled(host: string, ip: string, held: string): SenderFinding {
+  return senderFinding(
+    'mx',
+    'mx_not_dialled',
+    'info',
+    `The MX host ${host} (${ip}) was not dialled this time: Mailvet's own limit on connections to one mail server, domain or account was reached (${held}). Its port 25 and STARTTLS are not judged in this report.`,
+    'Run the check again in a minute.',
+    { host, ip, held },
+  );
 }

@@ -1734,7 +1734,7 @@ export interface paths {
         put?: never;
         /**
          * Create a list job
-         * @description JSON `{"name", "emails": [...], "webhook_url"}`, or a CSV as the raw body (`text/csv`) or the multipart field `file`; up to 1,000,000 rows and 512 MB. The CSV email column is found by its header (email, e-mail, email_address, ...) or named with `column` (header name or 1-based number). Quota is charged per unique address as the list is processed, never at upload.
+         * @description JSON `{"name", "emails": [...], "webhook_url"}`, or a CSV as the raw body (`text/csv`) or the multipart field `file`; up to 1,000,000 rows and 512 MB. The CSV email column is found by its header (email, e-mail, email_address, ...) or named with `column` (header name or 1-based number). Quota is charged per unique address as the list is processed, never at upload. A `webhook_url` whose host is, or resolves only to, a loopback, private or reserved address is refused (422, field `webhook_url`).
          */
         post: {
             parameters: {
@@ -7051,7 +7051,7 @@ export interface paths {
         };
         /**
          * The probe host's health (operators only)
-         * @description The last `mailvet doctor` report: port 25, egress address, HELO, reverse DNS, blocklists, SPF, resolver. Made at most once a minute; `refresh=1` runs it again (at most once every 10 s). 404 for anyone but the operators named in MAILVET_OPERATORS.
+         * @description The last `mailvet doctor` report: port 25, egress address, HELO, reverse DNS, blocklists, SPF, resolver. Made at most once a minute; `refresh=1` runs it again (at most once every 10 s). 404 for anyone but an operator (a user marked by `mailvet users update ID --operator`).
          */
         get: {
             parameters: {
@@ -8931,7 +8931,7 @@ export interface components {
                 email: string;
                 /** Format: date-time */
                 created_at: string;
-                /** @description Whether the user is one of the operators named in MAILVET_OPERATORS (who may read GET /doctor and change plans with the CLI). */
+                /** @description Whether the user is an operator of this server (marked by `mailvet users update ID --operator`): who may read GET /doctor and sees how to change plans. */
                 operator: boolean;
                 /** @description The account waits for its address to be confirmed (the link emailed at sign-up): until then its unsafe requests are 403 account_unconfirmed. */
                 awaiting_confirmation: boolean;

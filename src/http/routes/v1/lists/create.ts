@@ -28,7 +28,7 @@ import {
 } from './upload-body.ts';
 
 export interface ListCreateDeps {
-  lists: Pick<ListService, 'create' | 'room'>;
+  lists: Pick<ListService, 'create' | 'room' | 'checkWebhookTarget'>;
   secretKey: Buffer;
   /** The most rows a list may have. */
   maxRows: number;
@@ -54,7 +54,9 @@ const schema = {
     'JSON `{"name", "emails": [...], "webhook_url"}`, or a CSV as the raw body (`text/csv`) or the ' +
     'multipart field `file`; up to 1,000,000 rows and 512 MB. The CSV email column is found by its ' +
     'header (email, e-mail, email_address, ...) or named with `column` (header name or 1-based ' +
-    'number). Quota is charged per unique address as the list is processed, never at upload.',
+    'number). Quota is charged per unique address as the list is processed, never at upload. A ' +
+    '`webhook_url` whose host is, or resolves only to, a loopback, private or reserved address is ' +
+    'refused (422, field `webhook_url`).',
   security: [{ bearerAuth: [] }],
   querystring: {
     type: 'object',
@@ -89,7 +91,7 @@ export const listCreateRoute: FastifyPluginAsync<ListCreateDeps> = async (app, d
       // Before a byte of the body is read: an account with no room is refused at once.
       const limits = storageLimits(caller.limits);
       const rows = await deps.lists.room(caller.accountId, limits);
-      const upload = await readUpload(request, deps.maxRows, {
+      const upload = await readUpload(request, deps.lists, deps.maxRows, {
         idleMs: deps.uploadIdleTimeoutMs,
         totalMs: deps.uploadTimeoutMs,
         startedAt: performance.now(),
@@ -130,6 +132,7 @@ interface Upload {
 /** Starts reading the body in the format its Content-Type names. */
 async function readUpload(
   request: FastifyRequest<{ Querystring: CreateQuery }>,
+  lists: ListCreateDeps['lists'],
   maxRows: number,
   timeouts: UploadTimeouts,
 ): Promise<Upload> {
@@ -165,13 +168,14 @@ async function readUpload(
   } else {
     source = body();
   }
-  // Checked before any row is stored when known up front; a form may name the list after its file,
-  // so the details are taken again once the rows are read (a bad late field then removes the list).
+  // Checked before any row is stored when known up front (where the webhook points too); a form
+  // may name the list after its file, so the details are taken again once the rows are read (a bad
+  // late field then removes the list).
   const detailsOf = () => ({
     name: checkListName(fields.name ?? query.name) ?? DEFAULT_LIST_NAME,
     webhookUrl: checkWebhookUrl(fields.webhook_url ?? query.webhook_url) ?? null,
   });
-  detailsOf();
+  await lists.checkWebhookTarget(detailsOf().webhookUrl);
   const csv = await readCsvUpload(source, { column: fields.column ?? query.column, maxRows });
   return { source: 'csv', header: csv.header, rows: csv.rows, details: detailsOf };
 }
