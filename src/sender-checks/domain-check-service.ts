@@ -102,7 +102,12 @@ export class DomainCheckService {
     }
   }
 
-  #shared(key: string, domain: string, selectors: readonly string[], accountId: string): Promise<DomainReport> {
+  #shared(
+    key: string,
+    domain: string,
+    selectors: readonly string[],
+    accountId: string,
+  ): Promise<DomainReport> {
     const pending = this.#inFlight.get(key);
     if (pending !== undefined) return pending;
     const run = this.#deps

@@ -108,4 +108,3 @@ test('checks of new subdomains and verifications together stay within one addres
   );
   assert.ok(connections > 0, 'the mail server was reached');
 });
-
