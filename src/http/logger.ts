@@ -1,9 +1,11 @@
 /**
  * Logger settings (pino, through Fastify). Logs never hold API keys or their hashes (redacted
  * wherever they could appear) and hold email addresses only at debug level: routes log them with
- * `debug`, and requests are logged without bodies or headers.
+ * `debug`, requests are logged without bodies or headers, and text from elsewhere (an error's
+ * message, an SMTP reply, a platform's answer) is masked at info and above (address-mask.ts).
  */
 import type { FastifyLoggerOptions, FastifyServerOptions } from 'fastify';
+import { maskedLogMethod } from './address-mask.ts';
 
 /** Where and how much to log. */
 export interface LoggerSettings {
@@ -54,11 +56,12 @@ export const REDACTED_PATHS = [
   '*.credential',
 ];
 
-/** The pino options of these settings: the level, and the redaction every log line gets. */
+/** The pino options of these settings: the level, and the redaction and masking every log line gets. */
 export function pinoOptions(settings: LoggerSettings) {
   return {
     level: settings.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    hooks: { logMethod: maskedLogMethod },
   };
 }
 

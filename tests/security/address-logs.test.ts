@@ -2,30 +2,56 @@
  * Attack (privacy): the addresses a customer verifies are theirs, and logs are read by operators,
  * shipped to aggregators and kept for months. At level `info` (the default) and above no verified
  * address may reach a log line, whatever the path: single and bulk verifications, list uploads
- * (JSON and CSV) with a webhook, lists that meet greylisting and a rejected mailbox (the SMTP
- * replies quote the recipient), refused requests whose bodies hold addresses, and a Mailchimp run.
- * The real server runs on the mail world with its logger at `info`; every line it writes is
- * searched for every address used, and for their distinctive local parts.
+ * (JSON and CSV) with a webhook, lists that meet greylisting and rejected mailboxes (the SMTP
+ * replies quote the recipient), refused requests whose bodies hold addresses, a Mailchimp run, and
+ * a platform that quotes the member's address when it refuses a write (as Mailchimp does: "… is in
+ * a compliance state"), in a run's write-back and a watched subscriber's. That last one reached
+ * the log: the run's "members not written" line carried the platform's message, and the watch's
+ * failure line the error's. The real server runs on the mail world with its logger at `info`;
+ * every line it writes is searched for every address used, and for their distinctive local parts.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { createLogger } from '../../src/container/logger.ts';
+import type {
+  Member,
+  MemberPage,
+  MemberQuery,
+  MemberResult,
+  OpenedCredential,
+  ProviderSession,
+  WriteBackOptions,
+  WriteOutcome,
+} from '../../src/integrations/ports.ts';
+import { ProviderError } from '../../src/integrations/ports.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { LogCapture } from '../http/log-capture.ts';
+import { AcmePlatform } from '../integrations/acme-platform.ts';
 import { type ListServer, startListServer } from '../lists/list-server.ts';
 import { type MailchimpEmulator, startMailchimpEmulator } from '../mailchimp/emulator.ts';
+import { WORLD_DOMAINS } from '../mailworld/mail-world.ts';
 
 /** Every address below, by where it is used; local parts start `qx` so that they are distinctive. */
 const SINGLE = ['qxsingle-rejected@accept.test', 'QxSingle-Grey@greylist.test'];
 const BULK = [
-  'qxbulk-one@accept.test',
-  'qxbulk-two@catchall.test',
-  'qxbulk-three@full.test',
-  'qxbulk-four@disabled.test',
-  'qxbulk-five@no-such-domain-qx.test',
+  ...Object.values(WORLD_DOMAINS).map((domain) => `qxbulk-${domain.split('.')[0]}@${domain}`),
+  'qxbulk-deadfirst@deadfirst.test',
+  'qxbulk-privatemx@private-mx.test',
+  'qxbulk-nodomain@no-such-domain-qx.test',
+  'qxbulk-idn@bücher.test',
+  '"qxbulk quoted"@accept.test',
+  'qxbulk-literal@[127.0.0.1]',
+  'qxbulk-typo@gmial.com',
   'alice@accept.test',
 ];
-const JSON_LIST = ['qxjson-grey@greylist.test', 'qxjson-rejected@accept.test', 'bob@accept.test'];
+const JSON_LIST = [
+  'qxjson-grey@greylist.test',
+  'qxjson-rejected@accept.test',
+  'bob@accept.test',
+  ...Object.values(WORLD_DOMAINS).map((domain) => `qxjson-${domain.split('.')[0]}@${domain}`),
+];
 const CSV_LIST = ['qxcsv-grey@greylist.test', 'qxcsv-rejected@accept.test', 'carol@accept.test'];
 const REFUSED = [
   'qxbad-extra@accept.test',
@@ -36,25 +62,88 @@ const REFUSED = [
   'qxbad-search@accept.test',
 ];
 const MAILCHIMP = ['qxmc-rejected@accept.test', 'qxmc-any@catchall.test', 'dave@accept.test'];
-const EVERY = [...SINGLE, ...BULK, ...JSON_LIST, ...CSV_LIST, ...REFUSED, ...MAILCHIMP];
+const PLATFORM = ['qxacme-run@accept.test', 'QxAcme-Other@catchall.test'];
+const WATCHED = 'qxacme-watched@accept.test';
+const EVERY = [...SINGLE, ...BULK, ...JSON_LIST, ...CSV_LIST, ...REFUSED, ...MAILCHIMP, ...PLATFORM, WATCHED];
+
+/**
+ * Acme Mail (the platform adapter of the integration tests) refusing every write the way Mailchimp
+ * refuses some: with a message that quotes the member's address, in a batch's outcome and in a
+ * single write alike.
+ */
+class QuotingPlatform extends AcmePlatform {
+  /** Member id → address, as read; jobs → what they were to write. */
+  readonly #emails = new Map<string, string>();
+  readonly #jobs = new Map<string, readonly MemberResult[]>();
+
+  #refusal(memberId: string): string {
+    const email = this.#emails.get(memberId) ?? memberId;
+    return `${email} is in a compliance state due to unsubscribe, bounce, or compliance review and cannot be updated.`;
+  }
+
+  override session(credential: OpenedCredential): ProviderSession {
+    const session = super.session(credential);
+    return {
+      ...session,
+      members: async (audienceId: string, query: MemberQuery): Promise<MemberPage> => {
+        const page = await session.members(audienceId, query);
+        for (const member of page.members) this.#emails.set(member.id, member.email);
+        return page;
+      },
+      member: async (audienceId: string, email: string): Promise<Member | null> => {
+        const member = await session.member(audienceId, email);
+        if (member !== null) this.#emails.set(member.id, member.email);
+        return member;
+      },
+      submitWrites: async (
+        audienceId: string,
+        results: readonly MemberResult[],
+        options: WriteBackOptions,
+      ) => {
+        const id = await session.submitWrites(audienceId, results, options);
+        this.#jobs.set(id, results);
+        return id;
+      },
+      writeOutcome: async (jobId: string): Promise<WriteOutcome | null> => {
+        if ((await session.writeOutcome(jobId)) === null) return null;
+        const results = this.#jobs.get(jobId) ?? [];
+        return {
+          written: 0,
+          errors: results.map((result) => ({
+            memberId: result.memberId,
+            message: this.#refusal(result.memberId),
+          })),
+        };
+      },
+      writeMember: async (_audienceId: string, result: MemberResult) => {
+        throw new ProviderError(`Acme: ${this.#refusal(result.memberId)}`, 400);
+      },
+    };
+  }
+}
 
 const logs = new LogCapture();
 let emulator: MailchimpEmulator;
 let lists: ListServer;
 let key: string;
 let hooks: { url: string; received: string[]; close(): void };
+const acme = new QuotingPlatform();
 
 before(async () => {
   emulator = await startMailchimpEmulator();
   emulator.batchStepMs = 1;
+  // Known before the start: a watch's hook URL is made from the public URL.
+  const port = await freePort();
   lists = await startListServer(
     {
+      PORT: String(port),
+      MAILVET_PUBLIC_URL: `http://127.0.0.1:${port}`,
       MAILVET_MAILCHIMP_BASE_URL: emulator.baseUrlTemplate.replace(/\/3\.0$/, ''),
       MAILVET_RUN_POLL_MS: '100',
       MAILVET_WEBHOOK_ALLOW_PRIVATE: 'true',
     },
     {},
-    { logger: { level: 'info', stream: logs } },
+    { logger: { level: 'info', stream: logs }, moreProviders: [acme] },
   );
   key = await lists.key({ quota: 100_000 });
   hooks = await receiver();
@@ -169,22 +258,59 @@ test('no verified address reaches a log line at info, on any path', async () => 
   });
   assert.equal(started.status, 202, JSON.stringify(started.body));
 
-  // Everything ends: the lists (after their greylist re-checks), their webhooks, the run.
+  // A platform that quotes the address of each member whose write it refuses: a run, and a watch.
+  const { key: acmeKey, list: acmeList } = acme.addAccount(
+    'Members',
+    PLATFORM.map((email) => ({ email })),
+  );
+  const acmeIntegration = await lists.call(key, 'POST', '/integrations', {
+    provider: 'acme',
+    api_key: acmeKey,
+  });
+  assert.equal(acmeIntegration.status, 201, JSON.stringify(acmeIntegration.body));
+  const acmeRun = await lists.call(key, 'POST', `/integrations/${acmeIntegration.body.id}/runs`, {
+    audience_id: acmeList.id,
+  });
+  assert.equal(acmeRun.status, 202, JSON.stringify(acmeRun.body));
+
+  // Everything ends: the lists (after their greylist re-checks), their webhooks, the runs, the watch.
   for (const id of ids) {
     const list = await lists.waitFor(key, id, (view) => view.state === 'completed');
     assert.ok((list.counts as unknown as Record<string, number>).invalid! >= 1, JSON.stringify(list.counts));
   }
   await until('both webhooks', async () => (hooks.received.length >= 2 ? true : undefined));
-  await until('the run', async () => {
-    const run = await lists.call(key, 'GET', `/integrations/${integration.body.id}/runs/${started.body.id}`);
-    return ['completed', 'failed'].includes(run.body.state) ? run.body : undefined;
+  const ended = (integrationId: string, runId: string) =>
+    until('the run', async () => {
+      const run = await lists.call(key, 'GET', `/integrations/${integrationId}/runs/${runId}`);
+      return ['completed', 'failed'].includes(run.body.state) ? run.body : undefined;
+    });
+  await ended(integration.body.id, started.body.id);
+  const refused = await ended(acmeIntegration.body.id, acmeRun.body.id);
+  assert.equal(refused.counts.write_errors, PLATFORM.length, JSON.stringify(refused));
+  // A contact added since, verified through a watch: its single write is refused too.
+  const watch = await lists.call(key, 'POST', `/integrations/${acmeIntegration.body.id}/watches`, {
+    audience_id: acmeList.id,
   });
+  assert.equal(watch.status, 201, JSON.stringify(watch.body));
+  acme.addContact(acmeList, WATCHED);
+  const hookUrl = [...acmeList.webhooks.values()][0]!;
+  const event = await fetch(hookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ event: 'contact.created', list: acmeList.id, contact: { email: WATCHED } }),
+  });
+  assert.equal(event.status, 200);
+  await until('the watched subscriber', async () =>
+    logs.entries().some((entry) => entry.msg === 'a watched subscriber could not be verified')
+      ? true
+      : undefined,
+  );
 
-  // The paths were logged: requests, the failed first webhook attempts.
+  // The paths were logged: requests, the failed first webhook attempts, the refused writes.
   const entries = logs.entries();
   assert.ok(entries.some((entry) => entry.msg === 'request completed'));
   assert.ok(entries.some((entry) => entry.msg === 'webhook delivery failed'));
-  (await import('node:fs')).writeFileSync('/tmp/item8-logs.txt', logs.text);
+  assert.ok(entries.some((entry) => entry.msg === 'run: members not written'));
   const text = logs.text.toLowerCase();
   for (const email of EVERY) {
     assert.ok(!text.includes(email.toLowerCase()), `${email} is in a log line`);
@@ -192,4 +318,56 @@ test('no verified address reaches a log line at info, on any path', async () => 
     if (local.startsWith('qx'))
       assert.ok(!text.includes(local), `the local part of ${email} is in a log line`);
   }
+});
+
+test('the masking itself: errors (message, causes, own fields), messages and values; debug lines kept whole', () => {
+  class DatabaseError extends Error {
+    detail = 'Key (address_key)=(qxdb-row@accept.test) already exists.';
+  }
+  const logs = new LogCapture();
+  const log = createLogger({ level: 'info', stream: logs });
+  const cause = new Error('550 5.1.1 <QxCause@Accept.Test>: Recipient address rejected');
+  const error = new DatabaseError('insert of qxdb-message@accept.test failed', { cause });
+  const fields = {
+    err: error,
+    reply: '<"qx quoted"@accept.test> refused',
+    nested: [{ to: 'qx@bücher.test' }],
+  };
+  log.warn(fields, 'saving %s failed', 'qxarg@[127.0.0.1]');
+  log.error(new DatabaseError('no row for qxalone@accept.test'));
+  const frame = 'at main (/app/node_modules/@fastify/busboy/lib/main.js:10:3)';
+  log.info({ route: '/api/v1/verify', statusCode: 200, frame }, 'request completed');
+
+  // biome-ignore lint/suspicious/noExplicitAny: log lines as JSON, asserted on field by field
+  const [warned, alone, plain] = logs.entries() as Array<Record<string, any>>;
+  assert.doesNotMatch(logs.text, /qx/i, logs.text);
+  assert.equal(warned!.msg, 'saving [address] failed');
+  assert.equal(warned!.err.type, 'DatabaseError');
+  assert.equal(
+    warned!.err.message,
+    'insert of [address] failed: 550 5.1.1 <[address]>: Recipient address rejected',
+  );
+  assert.equal(warned!.err.detail, 'Key (address_key)=([address]) already exists.');
+  assert.match(
+    warned!.err.stack,
+    /^Error: insert of \[address\] failed\n\s+at .*caused by: Error: 550 5.1.1 <\[address\]>/s,
+  );
+  assert.equal(warned!.reply, '<[address]> refused');
+  assert.deepEqual(warned!.nested, [{ to: '[address]' }]);
+  assert.equal(alone!.msg, 'no row for [address]');
+  assert.equal(alone!.err.type, 'DatabaseError');
+  assert.deepEqual(
+    { route: plain!.route, statusCode: plain!.statusCode, frame: plain!.frame, msg: plain!.msg },
+    { route: '/api/v1/verify', statusCode: 200, frame, msg: 'request completed' },
+  );
+  // What the caller logged is left as it was.
+  assert.equal(fields.reply, '<"qx quoted"@accept.test> refused');
+  assert.equal(error.message, 'insert of qxdb-message@accept.test failed');
+
+  const debugLogs = new LogCapture();
+  const debug = createLogger({ level: 'debug', stream: debugLogs });
+  debug.debug({ email: 'qxdebug@accept.test' }, 'verify');
+  debug.info({ email: 'qxinfo@accept.test' }, 'verify');
+  assert.match(debugLogs.text, /qxdebug@accept\.test/, 'debug lines keep the address');
+  assert.doesNotMatch(debugLogs.text, /qxinfo/, 'info lines of a debug logger are masked');
 });
