@@ -8,7 +8,7 @@
  * `nobody` (uid 65534) then, on folders and files owned by root, so that EACCES is real.
  */
 import assert from 'node:assert/strict';
-import { type ExecFileOptions, execFile, spawn } from 'node:child_process';
+import { type ExecFileOptions, execFile, spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,20 @@ before(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'mailvet-cli-plain-'));
   // `nobody` must reach what is inside.
   await chmod(scratch, 0o755);
+  if (AS_ROOT) {
+    // And run this Node on this checkout: a Node or a clone under a folder only root may enter
+    // (a home directory, `mktemp -d`) would fail every case here for a reason of its own.
+    const probe = spawnSync(process.execPath, [BIN, '--version'], {
+      uid: 65534,
+      gid: 65534,
+      encoding: 'utf8',
+    });
+    assert.equal(
+      probe.status,
+      0,
+      `uid 65534 cannot run ${process.execPath} ${BIN}: put both where other users may read (${probe.error?.message ?? probe.stderr})`,
+    );
+  }
 });
 after(() => rm(scratch, { recursive: true, force: true }));
 
