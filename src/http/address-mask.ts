@@ -20,9 +20,10 @@ const MAX_DEPTH = 6;
 
 // A local part (plain, or quoted with spaces in it) and a domain (a name, IDN included, or an
 // address literal in brackets). Wider than RFC 5321 on purpose, a false match costs a masked word;
-// except for `/`, rare in addresses and common in paths: a stack's `node_modules/@scope/pkg` stays.
+// except for `/`, rare in addresses and common in paths: a stack's `node_modules/@scope/pkg` stays,
+// and so does a URL's user (`socks5://mailvet@proxy`): the local part starts a word, never after `/`.
 const ADDRESS =
-  /(?:"[^"\r\n]{0,256}"|[^\s@<>()[\]{}"'`,;:\\/]{1,256})@(?:\[[^\]\s]{1,256}\]|[^\s@<>()[\]{}"'`,;:\\/]{1,256})/gu;
+  /(?<=^|[\s<>()[\]{}"'`,;:\\])(?:"[^"\r\n]{0,256}"|[^\s@<>()[\]{}"'`,;:\\/]{1,256})@(?:\[[^\]\s]{1,256}\]|[^\s@<>()[\]{}"'`,;:\\/]{1,256})/gu;
 
 /** `text` with every address-shaped part replaced by `[address]`. */
 export function maskAddresses(text: string): string {
