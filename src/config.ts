@@ -111,15 +111,9 @@ function parseSmtpProxy(entry: string): SmtpProxy | string {
   if (url.protocol !== 'socks5:') return `must start with socks5:// (${shape})`;
   if (url.hostname === '' || url.port === '' || url.port === '0') return `needs a host and a port (${shape})`;
   if (url.pathname.replace(/^\/$/, '') !== '' || url.search !== '') return `has a path or query (${shape})`;
-  let user: string;
-  let password: string;
-  try {
-    user = decodeURIComponent(url.username);
-    password = decodeURIComponent(url.password);
-  } catch {
-    return 'user or password is badly percent-encoded';
-  }
-  if ((user === '') !== (password === '')) return 'needs both a user and a password, or neither';
+  const credentials = credentialsOf(url);
+  if (typeof credentials === 'string') return credentials;
+  const { user, password } = credentials;
   if (Buffer.byteLength(user) > 255 || Buffer.byteLength(password) > 255)
     return 'user and password may have at most 255 bytes each (RFC 1929)';
   const fragment = url.hash.slice(1);
@@ -195,15 +189,9 @@ function parseMailRelay(value: string): MailRelay | string {
   // Plain text would carry the relay's password and every reset link across the network.
   if (plain && !isLoopbackHost(host))
     return '?tls=none (plain text) is for a relay on this machine only (localhost, 127.0.0.1, ::1): use smtp:// with STARTTLS or smtps://';
-  let user: string;
-  let password: string;
-  try {
-    user = decodeURIComponent(url.username);
-    password = decodeURIComponent(url.password);
-  } catch {
-    return 'user or password is badly percent-encoded';
-  }
-  if ((user === '') !== (password === '')) return 'needs both a user and a password, or neither';
+  const credentials = credentialsOf(url);
+  if (typeof credentials === 'string') return credentials;
+  const { user, password } = credentials;
   const tls = plain ? 'none' : url.protocol === 'smtps:' ? 'implicit' : 'starttls';
   return {
     host,
@@ -477,4 +465,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   return parsed.data;
+}
+
+/** A URL's user and password, decoded: both or neither; or what is wrong with them. */
+function credentialsOf(url: URL): { user: string; password: string } | string {
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    return 'user or password is badly percent-encoded';
+  }
+  if ((user === '') !== (password === '')) return 'needs both a user and a password, or neither';
+  return { user, password };
 }

@@ -76,8 +76,15 @@ export class FeedbackService {
     this.#now = deps.now ?? (() => new Date());
   }
 
-  /** Checks and stores a request's events, all or nothing. */
-  async submit(accountId: string, submitted: readonly SubmittedEvent[]): Promise<SubmitOutcome> {
+  /**
+   * Checks and stores a request's events, all or nothing. `planEvents`: the account's own figure
+   * when the caller already has it (an API request's limits), else it is looked up.
+   */
+  async submit(
+    accountId: string,
+    submitted: readonly SubmittedEvent[],
+    planEvents?: number,
+  ): Promise<SubmitOutcome> {
     const { pace } = this.#deps;
     if (pace !== undefined) {
       const decision = await pace.rateLimiter.take(`feedback:${accountId}`, pace.requestsPerSecond);
@@ -93,13 +100,13 @@ export class FeedbackService {
       else if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, ...checked });
     }
     if (problems.length > 0) return { kind: 'invalid', problems };
-    return this.#deps.store.record(accountId, records, await this.#maxEvents(accountId));
+    return this.#deps.store.record(accountId, records, await this.#maxEvents(accountId, planEvents));
   }
 
   /** The most events the account may keep: its plan's figure, within the server's ceiling. */
-  async #maxEvents(accountId: string): Promise<number> {
+  async #maxEvents(accountId: string, known?: number): Promise<number> {
     const ceiling = this.#deps.maxStoredEvents;
-    const own = await this.#deps.planEvents?.(accountId);
+    const own = known ?? (await this.#deps.planEvents?.(accountId));
     return own === undefined ? ceiling : Math.min(own, ceiling);
   }
 

@@ -7,10 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { Kysely } from 'kysely';
+import { type Kysely, Migrator } from 'kysely';
 import pg from 'pg';
+import { BUILT_IN_PLANS } from '../../../src/accounts/plans.ts';
+import { migrationProviderFor } from '../../../src/adapters/store/migrations/index.ts';
 import type { StoreOptions } from '../../../src/adapters/store/open-store.ts';
 import { createPostgresDatabase } from '../../../src/adapters/store/postgres/database.ts';
+import { withOwnSchemaIntrospection } from '../../../src/adapters/store/postgres/own-schema-introspection.ts';
 import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
 import { createSqliteDatabase } from '../../../src/adapters/store/sqlite/database.ts';
 import { requirePostgres } from '../../helpers/services.ts';
@@ -53,4 +56,19 @@ export function upgradeTests<T>(
     await db.destroy();
     await check({ databaseUrl: url.toString(), dataDir: '/nonexistent' }, old);
   });
+}
+
+/** Applies the migrations up to `release` (its name), as that release left a database. */
+export async function migrateToRelease(
+  db: Kysely<DatabaseSchema>,
+  release: string,
+  schema?: string,
+): Promise<void> {
+  const migrator = new Migrator({
+    db: schema === undefined ? db : withOwnSchemaIntrospection(db, schema),
+    provider: migrationProviderFor(BUILT_IN_PLANS),
+    migrationTableSchema: schema,
+  });
+  const { error } = await migrator.migrateTo(release);
+  if (error) throw error;
 }

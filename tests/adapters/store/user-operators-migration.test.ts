@@ -6,26 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { BUILT_IN_PLANS } from '../../../src/accounts/plans.ts';
-import { migrationProviderFor } from '../../../src/adapters/store/migrations/index.ts';
 import { openStore, type StoreOptions } from '../../../src/adapters/store/open-store.ts';
-import { withOwnSchemaIntrospection } from '../../../src/adapters/store/postgres/own-schema-introspection.ts';
 import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
-import { upgradeTests } from './previous-release.ts';
+import { migrateToRelease, upgradeTests } from './previous-release.ts';
 
 const PREVIOUS_RELEASE = '0014-user-tokens';
 const CREATED = '2026-03-04T05:06:07.089Z';
 const OPERATORS = ['OPS@example.com', ' second@Example.com ', 'late@example.com'];
 
 async function seedPreviousRelease(db: Kysely<DatabaseSchema>, schema?: string): Promise<void> {
-  const migrator = new Migrator({
-    db: schema === undefined ? db : withOwnSchemaIntrospection(db, schema),
-    provider: migrationProviderFor(BUILT_IN_PLANS),
-    migrationTableSchema: schema,
-  });
-  const { error } = await migrator.migrateTo(PREVIOUS_RELEASE);
-  if (error) throw error;
+  await migrateToRelease(db, PREVIOUS_RELEASE, schema);
   await sql`INSERT INTO accounts (id, name, created_at) VALUES ('acct', 'Before', ${CREATED})`.execute(db);
   for (const [id, email] of [
     ['u-ops', 'ops@example.com'],

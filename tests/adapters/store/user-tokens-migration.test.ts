@@ -6,25 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { BUILT_IN_PLANS } from '../../../src/accounts/plans.ts';
-import { migrationProviderFor } from '../../../src/adapters/store/migrations/index.ts';
 import { openStore, type StoreOptions } from '../../../src/adapters/store/open-store.ts';
-import { withOwnSchemaIntrospection } from '../../../src/adapters/store/postgres/own-schema-introspection.ts';
 import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
-import { upgradeTests } from './previous-release.ts';
+import { migrateToRelease, upgradeTests } from './previous-release.ts';
 
 const PREVIOUS_RELEASE = '0013-campaign-checks';
 const CREATED = '2026-03-04T05:06:07.089Z';
 
 async function seedPreviousRelease(db: Kysely<DatabaseSchema>, schema?: string): Promise<void> {
-  const migrator = new Migrator({
-    db: schema === undefined ? db : withOwnSchemaIntrospection(db, schema),
-    provider: migrationProviderFor(BUILT_IN_PLANS),
-    migrationTableSchema: schema,
-  });
-  const { error } = await migrator.migrateTo(PREVIOUS_RELEASE);
-  if (error) throw error;
+  await migrateToRelease(db, PREVIOUS_RELEASE, schema);
   await sql`INSERT INTO accounts (id, name, created_at) VALUES ('acct', 'Before', ${CREATED})`.execute(db);
   await sql`INSERT INTO users (id, account_id, email, password_hash, created_at)
     VALUES ('user-1', 'acct', 'before@example.com', 'h', ${CREATED})`.execute(db);

@@ -53,7 +53,8 @@ export const feedbackRoutes: FastifyPluginAsync<FeedbackRoutesDeps> = async (app
       },
     },
     async (request) => {
-      const outcome = await feedback.submit(callerOf(request).accountId, [eventOf(request.body)]);
+      const { accountId, limits } = callerOf(request);
+      const outcome = await feedback.submit(accountId, [eventOf(request.body)], limits.maxFeedbackEvents);
       return answer(outcome, (problem) => problem.field);
     },
   );
@@ -73,7 +74,9 @@ export const feedbackRoutes: FastifyPluginAsync<FeedbackRoutesDeps> = async (app
       },
     },
     async (request) => {
-      const outcome = await feedback.submit(callerOf(request).accountId, request.body.events.map(eventOf));
+      const { accountId, limits } = callerOf(request);
+      const events = request.body.events.map(eventOf);
+      const outcome = await feedback.submit(accountId, events, limits.maxFeedbackEvents);
       return answer(outcome, (problem) => `events[${problem.index}].${problem.field}`);
     },
   );
