@@ -3,8 +3,9 @@
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
  *
  * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, mailchimp,
- * api, dashboard, startup, catch-all, catch-all-e2e).
+ * api, dashboard, startup, catch-all, catch-all-e2e, accuracy).
  */
+import { accuracyLines, loadReplyCorpus, measureReplyAccuracy } from '../scripts/reply-accuracy.ts';
 import { benchApi, printApiFigures } from './api.ts';
 import { benchCatchAll, printCatchAllFigures } from './catch-all.ts';
 import { benchCatchAllE2e, printCatchAllE2eFigures } from './catch-all-e2e.ts';
@@ -29,6 +30,7 @@ const SECTIONS = [
   'startup',
   'catch-all',
   'catch-all-e2e',
+  'accuracy',
 ] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -37,6 +39,12 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const runs = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
+
+// The RCPT classifier against the labelled corpus of real replies (instant; no peers to race).
+if (runs('accuracy')) {
+  console.log("\nmailbox verdicts on real mail servers' replies (tests/fixtures/smtp-reply-corpus/)");
+  for (const line of accuracyLines(measureReplyAccuracy(loadReplyCorpus()))) console.log(`  ${line}`);
+}
 
 if (runs('offline')) {
   const offline = await benchOffline(Number(process.env.BENCH_ADDRESSES ?? 100_000));

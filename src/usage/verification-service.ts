@@ -20,6 +20,9 @@ const INCONCLUSIVE_REASONS: ReadonlySet<Reason> = new Set<Reason>([
   'connect_failed',
   'greylisted',
   'blocked',
+  'policy',
+  'message_refused',
+  'system_error',
   'tls_failed',
   'protocol_error',
 ]);

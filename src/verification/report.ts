@@ -55,6 +55,9 @@ export const REASONS = [
   'mailbox_full',
   'greylisted',
   'blocked',
+  'policy',
+  'message_refused',
+  'system_error',
   'timeout',
   'connect_failed',
   'tls_failed',
@@ -160,6 +163,9 @@ export type DnsCheck =
 export type SmtpUnknownReason =
   | 'greylisted'
   | 'blocked'
+  | 'policy'
+  | 'message_refused'
+  | 'system_error'
   | 'timeout'
   | 'connect_failed'
   | 'tls_failed'

@@ -56,6 +56,9 @@ interface Rule {
 const INCONCLUSIVE_REASONS: Record<Exclude<SmtpUnknownReason, 'probe_skipped'>, Reason> = {
   greylisted: 'greylisted',
   blocked: 'blocked',
+  policy: 'policy',
+  message_refused: 'message_refused',
+  system_error: 'system_error',
   timeout: 'timeout',
   connect_failed: 'connect_failed',
   tls_failed: 'tls_failed',

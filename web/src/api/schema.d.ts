@@ -8674,7 +8674,7 @@ export interface components {
              * @description Why this status was given.
              * @enum {string}
              */
-            reason: "syntax_invalid" | "domain_not_found" | "null_mx" | "no_mail_host" | "implicit_mx" | "mailbox_rejected" | "mailbox_disabled" | "multiple_risks" | "disposable" | "role_account" | "mailbox_confirmed" | "catch_all" | "mailbox_full" | "greylisted" | "blocked" | "timeout" | "connect_failed" | "tls_failed" | "protocol_error" | "probe_refused" | "probe_skipped" | "dns_error" | "bounced";
+            reason: "syntax_invalid" | "domain_not_found" | "null_mx" | "no_mail_host" | "implicit_mx" | "mailbox_rejected" | "mailbox_disabled" | "multiple_risks" | "disposable" | "role_account" | "mailbox_confirmed" | "catch_all" | "mailbox_full" | "greylisted" | "blocked" | "policy" | "message_refused" | "system_error" | "timeout" | "connect_failed" | "tls_failed" | "protocol_error" | "probe_refused" | "probe_skipped" | "dns_error" | "bounced";
             /** @description Time spent verifying, milliseconds. */
             duration_ms: number;
             /** @description What the verdict rests on; null and [] where a stage did not run or learnt nothing. */

@@ -3,41 +3,55 @@
  * RCPT (banner, EHLO/HELO, MAIL FROM, STARTTLS) means for the session. Pure and total: any input,
  * however broken, gives a verdict.
  *
- * The one rule above all: a rejection because of who we are — our IP, network,
- * reputation, HELO name, sender domain, sending rate — says nothing about the mailbox, so it is
- * `unknown`/`blocked`, never `undeliverable`. Servers do not label this reliably: some put a
- * reputation block behind a 5.1.x-looking reply, and Yandex answers a missing user with
- * `550 5.7.1 No such user!`. So words that name a block win over every code, and words that
- * plainly say the mailbox does not exist win over the 5.7.x policy class.
+ * Two rules above all. A reply that is not about the mailbox never makes it undeliverable: a
+ * refusal because of who we are (IP, reputation, HELO name, sender, authentication), because of
+ * the message (size, content), or because of the receiving system says nothing about whether the
+ * mailbox exists. And the enhanced status code says what a reply is about: a code the IANA
+ * registry (enhanced-status-codes.json) gives a meaning of its own decides, whatever the words
+ * (`554 5.3.4 Recipient address rejected: Message too big` is about the message). Words decide
+ * only where the code is generic (X.0.0, X.y.0), unregistered, or missing, and a few documented
+ * provider quirks (data/smtp-reply-phrases.json) decide before any code.
  *
  * RCPT precedence, first match wins:
  *  1. not a valid reply (code outside 200-599, second digit > 5, oversized or control-laden
  *     text) → unknown protocol_error; 2xx → deliverable (251 forwards; 252 "cannot VRFY but will
  *     accept" is an acceptance like any other — the domain's catch-all probe is what tells an
  *     accept-everything server apart); 3xx → protocol_error.
- *  2. X.5.3 or "too many recipients" → too_many_recipients (452 and 552 alike).
- *  3. a documented provider quirk (data file) → its verdict.
- *  4. "TLS required" → unknown tls_failed.
- *  5. a sender-block phrase (spamhaus, blocklist, reputation, "your IP", PTR, HELO, SPF...) or
- *     an X.1.7/X.1.8 code (our sender address) → unknown blocked.
- *  4xx from here: X.2.2 or "over quota" → mailbox_full; "receiving mail too quickly" or
- *     greylist/try-later words → greylisted; X.7.x or policy words → blocked; else greylisted.
- *     A 4xx never says a mailbox is missing: list jobs re-check it later.
- *  5xx from here:
- *  6. "receiving mail too quickly" → unknown greylisted (Gmail sends it with 550 5.2.1).
- *  7. X.7.x → undeliverable when the text says the mailbox does not exist, else blocked.
- *  8. "disabled / inactive / suspended" → mailbox_disabled.
- *  9. X.2.2 or "over quota / mailbox full" → mailbox_full.
- * 10. "no such user / user unknown / does not exist" → undeliverable.
- * 11. X.2.1 → mailbox_disabled.
- * 12. X.1.0, X.1.1, X.1.2, X.1.3, X.1.6, X.1.10 (bad destination address) → undeliverable.
- * 13. policy words ("denied", "relay", "policy", "blocked") → blocked.
- * 14. weaker mailbox words ("mailbox unavailable", "recipient rejected") → undeliverable.
- * 15. greylist/try-later words → greylisted.
- * 16. by code alone: 551 (user not local), 553 (mailbox name not allowed) → undeliverable;
- *     552 (exceeded storage allocation) → mailbox_full; 500-504 and 555 → protocol_error; any
- *     other 5xx (a bare 550 or 554) → blocked: a refusal we cannot pin on the mailbox is a refusal
- *     to answer, not a dead mailbox.
+ *  2. a documented provider quirk → its verdict (Gmail's "receiving mail too quickly" under
+ *     4.2.1 or 5.2.1 is a rate limit; Yandex's `550 5.7.1 No such user!`; Exchange Online's
+ *     directory-based edge block under 5.4.1).
+ *  3. X.5.3 or "too many recipients" → too_many_recipients (452 and 552 alike).
+ *  4. "TLS required", X.7.10, X.7.11, X.7.30 → unknown tls_failed.
+ *  5. a registered code reading the mailbox full or disabled → mailbox_full, mailbox_disabled,
+ *     whatever the class (a 4xx disabled account is as disabled as a 5xx one).
+ *  6. words naming us (blocklists, reputation, "your IP", PTR, HELO, SPF, DKIM, DMARC, our sender
+ *     address), or a registered code about us (X.1.7, X.1.8, X.7.8, X.7.20-X.7.29) → unknown
+ *     blocked. Above a mailbox-missing code too: a reputation block dressed as 5.1.1 must not
+ *     cost a customer a good address.
+ *  7. any other registered code decides by its reading: mailbox missing → undeliverable (a 4xx
+ *     never: list jobs re-check it); about the message → message_refused; the receiving system →
+ *     system_error; a policy → policy; the protocol → protocol_error; congestion → greylisted.
+ *     Exceptions: X.7.1 and X.1.2, which servers send for refusals of every kind, yield to words
+ *     that say plainly the mailbox is full, disabled or missing; X.1.1 yields to full or disabled
+ *     words (the reply is about the mailbox, the words say which state). A 4xx reply of these kinds is greylisted
+ *     (try again later), or policy for X.7 without try-later words.
+ *  Generic or no code, 4xx: full words → mailbox_full; try-later words → greylisted; disabled
+ *     words → mailbox_disabled; X.7.0 or policy words → policy; else greylisted. A 4xx never
+ *     says a mailbox is missing, and says it is disabled only without try-later words (Gmail
+ *     sends 4.2.1 for its rate limits).
+ *  Generic or no code, 5xx, by words first:
+ *  8. "receiving mail too quickly" → greylisted; full → mailbox_full; disabled → mailbox_disabled;
+ *     the message (size, virus, content) → message_refused; "no such user / user unknown / does
+ *     not exist" → undeliverable; the system (local error, loop, on hold) → system_error; policy
+ *     words ("denied", "relay", "not allowed") → policy; try-later words → greylisted (a 5xx
+ *     that says "try again later" does not say the mailbox is gone).
+ *  9. then the subject of a generic code, over weaker words: X.3.0/X.4.0 → system_error,
+ *     X.5.0 → protocol_error, X.6.0 → message_refused, X.7.0 → policy; then weaker mailbox
+ *     words ("mailbox unavailable", "recipient rejected") → undeliverable.
+ * 10. then the basic code alone: 551 (user not local), 553 (mailbox name not allowed) →
+ *     undeliverable; 552 (exceeded storage allocation) → mailbox_full; 500-504 and 555 →
+ *     protocol_error; any other 5xx (a bare 550 or 554) → blocked: a refusal we cannot pin on
+ *     the mailbox is a refusal to answer, not a dead mailbox.
  *
  * Session replies: 2xx → ok; 3xx → protocol_error. At STARTTLS every refusal is tls_failed (or
  * blocked when it names a block). Elsewhere "TLS required" → tls_failed; a sender-block phrase →
@@ -48,8 +62,9 @@
  * other 5xx → blocked: before RCPT only our own name and sender address are in question.
  */
 import type { SmtpUnknownReason } from '../../report.ts';
+import { type CodeReading, isStretchedCode, readingOf } from './enhanced-codes.ts';
 import type { RcptVerdict, SessionVerdict, SmtpReply } from './reply.ts';
-import { type EnhancedCode, type ReplyReading, readReply } from './reply-signals.ts';
+import { type ReplyReading, readReply } from './reply-signals.ts';
 
 export { parseReplyLines } from './reply-lines.ts';
 
@@ -63,36 +78,100 @@ export function classifyRcptReply(reply: SmtpReply): RcptVerdict {
   const { replyClass, enhanced, has } = reading;
   if (replyClass === 2) return { kind: 'deliverable' };
   if (replyClass === 3) return unknown('protocol_error');
-  if (isCode(enhanced, 5, 3) || has.tooManyRecipients) return { kind: 'too_many_recipients' };
   if (reading.quirk !== null) return reading.quirk;
-  if (has.tlsRequired) return unknown('tls_failed');
-  if (has.senderBlock || isSenderAddressCode(enhanced)) return unknown('blocked');
-  return replyClass === 4 ? classifyTransientRcpt(reading) : classifyPermanentRcpt(reading);
+  // Gmail sends "receiving mail too quickly" under 4.2.1 and even 5.2.1 ("disabled").
+  if (has.recipientThrottled) return unknown('greylisted');
+  const about = readingOf(enhanced);
+  if (about === 'too_many_recipients' || has.tooManyRecipients) return { kind: 'too_many_recipients' };
+  if (about === 'tls' || has.tlsRequired) return unknown('tls_failed');
+  if (about === 'mailbox_full') return { kind: 'mailbox_full' };
+  // Gmail sends 4.2.1 for its own rate limits too ("This is a temporary error"), Titan 5.2.1
+  // for "Incoming temporarily suspended due to partner migration".
+  if (about === 'mailbox_disabled' && !has.temporary) return { kind: 'mailbox_disabled' };
+  // X.1.1 says the reply is about the mailbox; servers (Comcast, Orange, vpopmail, iCloud) send it
+  // for full and deactivated mailboxes too, and their words say which.
+  if (about === 'mailbox_missing' && has.mailboxFull) return { kind: 'mailbox_full' };
+  if (about === 'mailbox_missing' && has.accountDisabled) return { kind: 'mailbox_disabled' };
+  if (about === 'sender' || has.senderBlock) return unknown('blocked');
+  if (about !== 'generic') return byCode(about, reading);
+  return replyClass === 4 ? transientByWords(reading) : permanentByWords(reading);
 }
 
-function classifyTransientRcpt({ enhanced, has }: ReplyReading): RcptVerdict {
-  if (isCode(enhanced, 2, 2) || has.mailboxFull) return { kind: 'mailbox_full' };
-  if (has.recipientThrottled || has.temporary) return unknown('greylisted');
-  if (enhanced?.subject === 7 || has.policy) return unknown('blocked');
+/** The verdict a registered code gives, its words heard only where the code is stretched. */
+function byCode(
+  about: Exclude<CodeReading, 'generic'>,
+  { replyClass, has, enhanced }: ReplyReading,
+): RcptVerdict {
+  const isStretched = isStretchedCode(enhanced);
+  // X.7.1 "delivery not authorized" is many servers' code for every refusal, and some send it
+  // for a missing or disabled mailbox in so many words (Yandex's "No such user!", Postfix access
+  // maps' "User unknown"); Strato says "550 5.1.2 No such mailbox". Under such stretched codes
+  // (marked in the registry file) a plain statement about the mailbox is believed.
+  if (isStretched) {
+    if (has.mailboxFull) return { kind: 'mailbox_full' };
+    if (has.accountDisabled) return { kind: 'mailbox_disabled' };
+    if (has.mailboxMissing && replyClass === 5) return { kind: 'undeliverable' };
+  }
+  if (has.temporary) return unknown('greylisted');
+  if (replyClass === 4) {
+    if (about === 'mailbox_missing' && has.mailboxMissing) return { kind: 'undeliverable' };
+    return about === 'policy' ? unknown('policy') : unknown('greylisted');
+  }
+  return CODE_VERDICTS[about];
+}
+
+const CODE_VERDICTS: Readonly<Record<Exclude<CodeReading, 'generic'>, RcptVerdict>> = {
+  mailbox_missing: { kind: 'undeliverable' },
+  mailbox_disabled: { kind: 'mailbox_disabled' },
+  mailbox_full: { kind: 'mailbox_full' },
+  sender: unknown('blocked'),
+  policy: unknown('policy'),
+  message: unknown('message_refused'),
+  system: unknown('system_error'),
+  temporary: unknown('greylisted'),
+  protocol: unknown('protocol_error'),
+  too_many_recipients: { kind: 'too_many_recipients' },
+  tls: unknown('tls_failed'),
+  accepted: unknown('protocol_error'),
+};
+
+function transientByWords({ enhanced, has }: ReplyReading): RcptVerdict {
+  if (has.recipientThrottled) return unknown('greylisted');
+  if (has.mailboxFull) return { kind: 'mailbox_full' };
+  if (has.temporary) return unknown('greylisted');
+  if (has.accountDisabled) return { kind: 'mailbox_disabled' };
+  if (has.mailboxMissing && !has.policy) return { kind: 'undeliverable' };
+  if (enhanced?.subject === 7 || has.policy) return unknown('policy');
   return unknown('greylisted');
 }
 
-function classifyPermanentRcpt({ code, enhanced, has }: ReplyReading): RcptVerdict {
+function permanentByWords({ code, enhanced, has }: ReplyReading): RcptVerdict {
   if (has.recipientThrottled) return unknown('greylisted');
-  if (enhanced?.subject === 7) return has.mailboxMissing ? { kind: 'undeliverable' } : unknown('blocked');
+  if (has.mailboxFull) return { kind: 'mailbox_full' };
   if (has.accountDisabled) return { kind: 'mailbox_disabled' };
-  if (isCode(enhanced, 2, 2) || has.mailboxFull) return { kind: 'mailbox_full' };
+  if (has.messageRefused) return unknown('message_refused');
   if (has.mailboxMissing) return { kind: 'undeliverable' };
-  if (isCode(enhanced, 2, 1)) return { kind: 'mailbox_disabled' };
-  if (isBadDestinationCode(enhanced)) return { kind: 'undeliverable' };
-  if (has.policy) return unknown('blocked');
-  if (has.mailboxRejected) return { kind: 'undeliverable' };
+  if (has.systemTrouble) return unknown('system_error');
+  if (has.policy) return unknown('policy');
   if (has.temporary) return unknown('greylisted');
+  // A generic code still names its subject: "5.6.0 Recipient rejected" is about the message.
+  const bySubject = enhanced === null ? undefined : GENERIC_SUBJECT_VERDICTS[enhanced.subject];
+  if (bySubject !== undefined) return bySubject;
+  if (has.mailboxRejected) return { kind: 'undeliverable' };
   if (code === 551 || code === 553) return { kind: 'undeliverable' };
   if (code === 552) return { kind: 'mailbox_full' };
   if (isCommandErrorCode(code)) return unknown('protocol_error');
   return unknown('blocked');
 }
+
+/** What a generic code's subject says when the words said nothing. */
+const GENERIC_SUBJECT_VERDICTS: Readonly<Record<number, RcptVerdict>> = {
+  3: unknown('system_error'),
+  4: unknown('system_error'),
+  5: unknown('protocol_error'),
+  6: unknown('message_refused'),
+  7: unknown('policy'),
+};
 
 /** What a reply before RCPT means for the session: go on, or stop with a reason. */
 export function classifySessionReply(stage: SessionStage, reply: SmtpReply): SessionVerdict {
@@ -116,25 +195,6 @@ export function classifySessionReply(stage: SessionStage, reply: SmtpReply): Ses
 
 function unknown(reason: SmtpUnknownReason): { kind: 'unknown'; reason: SmtpUnknownReason } {
   return { kind: 'unknown', reason };
-}
-
-function isCode(enhanced: EnhancedCode | null, subject: number, detail: number): boolean {
-  return enhanced !== null && enhanced.subject === subject && enhanced.detail === detail;
-}
-
-/** RFC 3463 X.1.7 bad sender mailbox syntax, X.1.8 bad sender system address: about us. */
-function isSenderAddressCode(enhanced: EnhancedCode | null): boolean {
-  return enhanced?.subject === 1 && (enhanced.detail === 7 || enhanced.detail === 8);
-}
-
-/**
- * RFC 3463 X.1.0 other address status, X.1.1 bad destination mailbox, X.1.2 bad destination
- * system, X.1.3 bad destination syntax, X.1.6 mailbox moved; X.1.10 (RFC 7505 null MX, and
- * Exchange's RESOLVER.ADR.RecipientNotFound).
- */
-const BAD_DESTINATION_DETAILS = new Set([0, 1, 2, 3, 6, 10]);
-function isBadDestinationCode(enhanced: EnhancedCode | null): boolean {
-  return enhanced?.subject === 1 && BAD_DESTINATION_DETAILS.has(enhanced.detail);
 }
 
 /** RFC 5321 §4.2.3 syntax and sequence replies, and 555 (MAIL/RCPT parameters not recognized). */

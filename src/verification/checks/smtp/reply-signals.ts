@@ -43,6 +43,8 @@ const QUIRK_VERDICTS: Readonly<Record<string, RcptVerdict>> = {
   undeliverable: { kind: 'undeliverable' },
   mailbox_full: { kind: 'mailbox_full' },
   mailbox_disabled: { kind: 'mailbox_disabled' },
+  policy: { kind: 'unknown', reason: 'policy' },
+  greylisted: { kind: 'unknown', reason: 'greylisted' },
 };
 
 const QUIRKS = replyPhrases.quirks.flatMap((quirk) => {

@@ -32,6 +32,9 @@ const RCPT_KINDS = new Set([
 const REASONS = new Set([
   'greylisted',
   'blocked',
+  'policy',
+  'message_refused',
+  'system_error',
   'timeout',
   'connect_failed',
   'tls_failed',
@@ -257,24 +260,28 @@ describe('RCPT precedence', () => {
     assert.deepEqual(rcpt('550 No such user (spam.block@example.com)'), { kind: 'undeliverable' });
   });
 
-  test('a 5.7.x code without words of a missing mailbox is blocked', () => {
-    assert.deepEqual(rcpt('550 5.7.1 Recipient rejected'), unknown('blocked'));
-    assert.deepEqual(rcpt('550 5.7.1 Account suspended'), unknown('blocked'));
+  test('X.7.1 without plain words about the mailbox is a policy; with them, the words are believed', () => {
+    assert.deepEqual(rcpt('550 5.7.1 Recipient rejected'), unknown('policy'));
+    assert.deepEqual(rcpt('550 5.7.1 Account suspended'), { kind: 'mailbox_disabled' });
+    assert.deepEqual(rcpt('550 5.7.1 Recipient address rejected: Access denied'), unknown('policy'));
   });
 
-  test('a 4xx never says the mailbox is missing or disabled', () => {
-    assert.deepEqual(rcpt('450 4.1.1 User unknown'), unknown('greylisted'));
-    assert.deepEqual(rcpt('450 4.2.1 Mailbox disabled'), unknown('greylisted'));
+  test('a 4xx says the mailbox is missing only in plain words, and says it is disabled or full', () => {
+    assert.deepEqual(rcpt('450 4.1.1 User unknown'), { kind: 'undeliverable' });
+    assert.deepEqual(rcpt('450 4.1.1 Recipient rejected'), unknown('greylisted'));
+    assert.deepEqual(rcpt('450 4.2.1 Mailbox disabled'), { kind: 'mailbox_disabled' });
+    assert.deepEqual(rcpt('450 4.7.1 Account frozen'), { kind: 'mailbox_disabled' });
+    assert.deepEqual(rcpt('452 4.2.2 Mailbox full'), { kind: 'mailbox_full' });
     assert.deepEqual(
       rcpt('451 4.7.1 Greylisting in action, please come back in 00:05:00'),
       unknown('greylisted'),
     );
-    assert.deepEqual(rcpt('450 4.7.1 Recipient address rejected: Access denied'), unknown('blocked'));
+    assert.deepEqual(rcpt('450 4.7.1 Recipient address rejected: Access denied'), unknown('policy'));
   });
 
   test('the codes decide when the text says nothing', () => {
     assert.deepEqual(rcpt('550 5.1.1 Rejected'), { kind: 'undeliverable' });
-    assert.deepEqual(rcpt('550 5.1.6 Moved'), { kind: 'undeliverable' });
+    assert.deepEqual(rcpt('550 5.1.6 Moved'), { kind: 'mailbox_disabled' });
     assert.deepEqual(rcpt('550 5.2.1 Rejected'), { kind: 'mailbox_disabled' });
     assert.deepEqual(rcpt('552 5.2.2 Rejected'), { kind: 'mailbox_full' });
     assert.deepEqual(rcpt('452 4.2.2 Rejected'), { kind: 'mailbox_full' });
