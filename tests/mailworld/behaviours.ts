@@ -1,8 +1,15 @@
 /**
  * The scripted behaviours of the mail world's SMTP hosts and the replies they give. Both server
  * implementations (smtp-server based and raw) take their MAIL and RCPT decisions from here, so a
- * behaviour answers the same whichever implementation runs it.
+ * behaviour answers the same whichever implementation runs it. The hosts that answer like a large
+ * provider or gateway take their replies from provider-replies.ts.
  */
+import {
+  isProviderBehaviour,
+  PROVIDER_BEHAVIOURS,
+  PROVIDER_REPLIES,
+  type ProviderReplies,
+} from './provider-replies.ts';
 
 /** Options every behaviour understands. */
 export interface CommonBehaviourOptions {
@@ -33,6 +40,17 @@ export type SmtpBehaviour = CommonBehaviourOptions &
     | { behaviour: 'too-many-recipients' }
     | { behaviour: 'reply-delay'; replyDelayMs?: number }
     | { behaviour: 'helo-only' }
+    // Provider and gateway hosts (provider-replies.ts). Full and disabled mailboxes must be known
+    // ones; by default BEHAVIOUR_DEFAULTS names them.
+    | { behaviour: 'gmail'; fullMailboxes?: readonly string[]; disabledMailboxes?: readonly string[] }
+    | { behaviour: 'm365-dbeb' }
+    | { behaviour: 'm365-open' }
+    | { behaviour: 'outlook-com' }
+    | { behaviour: 'yahoo'; disabledMailboxes?: readonly string[] }
+    | { behaviour: 'icloud' }
+    | { behaviour: 'gateway-accept-all' }
+    | { behaviour: 'gateway-block' }
+    | { behaviour: 'policy-reject' }
   );
 
 /** The name of a behaviour. */
@@ -56,6 +74,7 @@ export const BEHAVIOURS: readonly BehaviourName[] = [
   'too-many-recipients',
   'reply-delay',
   'helo-only',
+  ...PROVIDER_BEHAVIOURS,
 ];
 
 /** Mailboxes every host knows unless told otherwise: a few names, `postmaster`, and user1..user100. */
@@ -75,9 +94,16 @@ export const BEHAVIOUR_DEFAULTS = {
   bannerDelayMs: 300,
   replyDelayMs: 20,
   tooManyRecipientsAfter: 3,
+  /** The full mailbox of a provider host that has a full reply (gmail); the others are fine. */
+  providerFullMailboxes: ['carol'],
+  /** The disabled mailbox of a provider host that has a disabled reply (gmail, yahoo). */
+  providerDisabledMailboxes: ['dave'],
 } as const;
 
-/** An SMTP reply: the code and the text after it (enhanced status code included). */
+/**
+ * An SMTP reply: the code and the text after it (enhanced status code included). A multi-line
+ * reply's text has one `\n` between lines; only the raw responder sends it on several lines.
+ */
 export interface SmtpReply {
   code: number;
   text: string;
@@ -152,8 +178,12 @@ export function createMailPolicy(behaviour: SmtpBehaviour, now: () => number = D
   const isListed = (local: string) => known.has(local) && (listed === null || listed.has(local));
   const mailboxReply = (recipient: string): SmtpReply =>
     known.has(localPartOf(recipient)) ? REPLIES.recipientOk : REPLIES.userUnknown(recipient);
+  const providerReply = isProviderBehaviour(behaviour.behaviour)
+    ? providerPolicy(behaviour, PROVIDER_REPLIES[behaviour.behaviour], known)
+    : null;
 
   const special = (context: RecipientContext): SmtpReply | null => {
+    if (providerReply) return providerReply(context);
     const local = localPartOf(context.recipient);
     switch (behaviour.behaviour) {
       case 'catch-all':
@@ -187,6 +217,41 @@ export function createMailPolicy(behaviour: SmtpBehaviour, now: () => number = D
     },
     forget: () => firstSeen.clear(),
   };
+}
+
+/** The RCPT answers of a provider host: by its table, its known mailboxes and its listed ones. */
+function providerPolicy(
+  behaviour: SmtpBehaviour,
+  replies: ProviderReplies,
+  known: ReadonlySet<string>,
+): (context: RecipientContext) => SmtpReply {
+  if (replies.answers === 'every-recipient') {
+    return ({ recipient, clientIp }) => replies.reply(recipient, clientIp);
+  }
+  // Only a provider with a full (disabled) reply has full (disabled) mailboxes.
+  const full = lowerSet(
+    ('fullMailboxes' in behaviour ? behaviour.fullMailboxes : undefined) ??
+      BEHAVIOUR_DEFAULTS.providerFullMailboxes,
+  );
+  const disabled = lowerSet(
+    ('disabledMailboxes' in behaviour ? behaviour.disabledMailboxes : undefined) ??
+      BEHAVIOUR_DEFAULTS.providerDisabledMailboxes,
+  );
+  return ({ recipient }) => {
+    const local = localPartOf(recipient);
+    if (!known.has(local)) return replies.unknown(recipient);
+    if (replies.full && full.has(local)) return replies.full(recipient);
+    if (replies.disabled && disabled.has(local)) return replies.disabled(recipient);
+    return replies.accepted ? replies.accepted(recipient) : REPLIES.recipientOk;
+  };
+}
+
+/** The banner's text after `220 `: the provider's own where its table has one. */
+export function bannerText(behaviour: SmtpBehaviour): string {
+  const own = isProviderBehaviour(behaviour.behaviour)
+    ? (PROVIDER_REPLIES[behaviour.behaviour] as ProviderReplies).banner
+    : undefined;
+  return own ?? `${behaviour.name ?? 'mx.mailworld.test'} ESMTP mail world`;
 }
 
 /** The client's IPv4 address without the IPv4-mapped IPv6 prefix. */

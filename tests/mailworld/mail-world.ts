@@ -28,6 +28,15 @@ export const WORLD_DOMAINS: Readonly<Record<BehaviourName, string>> = {
   'too-many-recipients': 'toomany.test',
   'reply-delay': 'slow.test',
   'helo-only': 'helo.test',
+  gmail: 'gmail.test',
+  'm365-dbeb': 'm365.test',
+  'm365-open': 'm365open.test',
+  'outlook-com': 'outlook.test',
+  yahoo: 'yahoo.test',
+  icloud: 'icloud.test',
+  'gateway-accept-all': 'gateway.test',
+  'gateway-block': 'gatewayblock.test',
+  'policy-reject': 'policy.test',
 };
 
 /** Nothing listens here: `deadfirst.test`'s first MX. */

@@ -1,11 +1,19 @@
 /**
  * A small SMTP responder on node:net for the behaviours smtp-server cannot script: a tarpit, a
- * connection dropped at or after RCPT, a delay before every reply, a server that rejects EHLO.
+ * connection dropped at or after RCPT, a delay before every reply, a server that rejects EHLO,
+ * and the provider hosts, whose banners and multi-line replies are their own.
  * It answers one command at a time in arrival order, so pipelined commands work. No TLS: the
  * STARTTLS host runs on smtp-server.
  */
 import net, { type Server, type Socket } from 'node:net';
-import { BEHAVIOUR_DEFAULTS, type MailPolicy, plainIp, REPLIES, type SmtpBehaviour } from './behaviours.ts';
+import {
+  BEHAVIOUR_DEFAULTS,
+  bannerText,
+  type MailPolicy,
+  plainIp,
+  REPLIES,
+  type SmtpBehaviour,
+} from './behaviours.ts';
 import { countCommand, recordReply, type SmtpHostStats, transcriptWriter } from './host-stats.ts';
 
 /** A running listener: its port and how to stop it (every open socket is destroyed). */
@@ -101,7 +109,7 @@ function serveConnection(socket: Socket, behaviour: SmtpBehaviour, stats: SmtpHo
       socket.end();
       return;
     }
-    await reply(220, `${name} ESMTP mail world`);
+    await reply(220, bannerText(behaviour));
   };
 
   const respond = async (line: string): Promise<void> => {
@@ -141,7 +149,7 @@ function serveConnection(socket: Socket, behaviour: SmtpBehaviour, stats: SmtpHo
         }
         const decision = policy.rcptTo({ clientIp, sender, recipient, accepted });
         if (decision.code < 300) accepted++;
-        await reply(decision.code, decision.text);
+        await reply(decision.code, decision.text.split('\n'));
         if (kind === 'drop-after-rcpt') {
           transcript('* dropped after replying');
           socket.end();

@@ -25,6 +25,7 @@ import {
   type TranscriptWriter,
   transcriptWriter,
 } from './host-stats.ts';
+import { PROVIDER_BEHAVIOURS } from './provider-replies.ts';
 import { type Listener, listen, startRawSmtpHost } from './raw-smtp.ts';
 
 /** Where and how a host runs. */
@@ -56,6 +57,9 @@ const RAW_BEHAVIOURS = new Set<BehaviourName>([
   'drop-at-rcpt',
   'reply-delay',
   'helo-only',
+  // Provider replies run to several lines and banners of their own, which smtp-server's
+  // callbacks cannot send (it sends an error's message as one line).
+  ...PROVIDER_BEHAVIOURS,
 ]);
 
 // A throwaway self-signed certificate for mx.tls.test (see tests/fixtures/tls/README.md).

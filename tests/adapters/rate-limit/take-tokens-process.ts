@@ -1,7 +1,8 @@
 /**
  * A second "API process" for the cross-process rate limit test: connects to Redis, says `ready`,
  * waits for a line on stdin (so both processes start taking at the same moment), takes COUNT
- * tokens concurrently, prints `{"allowed": N}` and exits.
+ * tokens concurrently, prints `{"allowed": N, "start": ms, "end": ms}` (when it took them, by the
+ * machine's clock, which Redis's TIME also reads) and exits.
  *
  * Usage: node --import tsx take-tokens-process.ts REDIS_URL KEY_PREFIX KEY_ID RATE COUNT
  */
@@ -29,9 +30,13 @@ if (!(await waitUntilReady(client, 5_000))) {
 const limiter = new RedisRateLimiter(client, prefix);
 process.stdout.write('ready\n');
 await once(process.stdin, 'data');
+const start = Date.now();
 const decisions = await Promise.all(
   Array.from({ length: Number(count) }, () => limiter.take(keyId, Number(rate))),
 );
-process.stdout.write(`${JSON.stringify({ allowed: decisions.filter((d) => d.allowed).length })}\n`);
+const end = Date.now();
+process.stdout.write(
+  `${JSON.stringify({ allowed: decisions.filter((d) => d.allowed).length, start, end })}\n`,
+);
 await closeRedis(client);
 process.exit(0);
