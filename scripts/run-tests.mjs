@@ -25,7 +25,7 @@ function findTests(dir) {
 
 const unit = process.argv.includes('--unit');
 const filters = process.argv.slice(2).filter((arg) => arg !== '--unit');
-// MAILVET_TEST_EXCLUDE: comma-separated substrings of files left out (CI's second Node pass).
+// MAILVET_TEST_EXCLUDE: comma-separated substrings of files left out of a run.
 const excluded = (process.env.MAILVET_TEST_EXCLUDE ?? '').split(',').filter((part) => part !== '');
 const STARTS_PROCESSES_OR_SERVERS =
   /\b(spawn|spawnSync|execFile|startServer|startListServer|spawnServe|spawnWorker|startMailchimpEmulator)\(/;
