@@ -45,7 +45,8 @@
  *     not exist" → undeliverable; the system (local error, loop, on hold) → system_error; policy
  *     words ("denied", "relay", "not allowed") → policy; try-later words → greylisted (a 5xx
  *     that says "try again later" does not say the mailbox is gone).
- *  9. then the subject of a generic code, over weaker words: X.3.0/X.4.0 → system_error,
+ *  9. then the subject of a generic code, over weaker words: X.2.0 → policy (RFC 3463: the
+ *     mailbox exists, something about it refused the mail), X.3.0/X.4.0 → system_error,
  *     X.5.0 → protocol_error, X.6.0 → message_refused, X.7.0 → policy; then weaker mailbox
  *     words ("mailbox unavailable", "recipient rejected") → undeliverable.
  * 10. then the basic code alone: 551 (user not local), 553 (mailbox name not allowed) →
@@ -166,6 +167,8 @@ function permanentByWords({ code, enhanced, has }: ReplyReading): RcptVerdict {
 
 /** What a generic code's subject says when the words said nothing. */
 const GENERIC_SUBJECT_VERDICTS: Readonly<Record<number, RcptVerdict>> = {
+  // X.2.0: the mailbox exists and something about it refused the mail (RFC 3463): never missing.
+  2: unknown('policy'),
   3: unknown('system_error'),
   4: unknown('system_error'),
   5: unknown('protocol_error'),

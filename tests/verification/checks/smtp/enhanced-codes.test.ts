@@ -104,6 +104,9 @@ describe('words decide where the code is generic, unregistered or absent', () =>
   test("then the generic code's subject; an unregistered detail reads as its subject's X.y.0", () => {
     assert.deepEqual(rcpt('550 5.3.0 Rejected'), { kind: 'unknown', reason: 'system_error' });
     assert.deepEqual(rcpt('550 5.6.0 Rejected'), { kind: 'unknown', reason: 'message_refused' });
+    // X.2.0 says the mailbox exists: weak words do not make it missing.
+    assert.deepEqual(rcpt('550 5.2.0 Mailbox unavailable'), { kind: 'unknown', reason: 'policy' });
+    assert.deepEqual(rcpt('550 Mailbox unavailable'), { kind: 'undeliverable' });
     assert.deepEqual(
       rcpt('550 5.7.750 Service unavailable. Client blocked from sending from unregistered domains'),
       {
