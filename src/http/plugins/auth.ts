@@ -1,7 +1,9 @@
 /**
  * Authentication of the /api/v1 routes: a Bearer API key, or the dashboard's
- * session cookie. A key is looked up by its SHA-256 hash and confirmed in constant time; there is
- * no key cache, so a revocation takes effect on the next request, on every process. A session's
+ * session cookie. A key is looked up by its SHA-256 hash and confirmed in constant time. The store
+ * answers each request afresh as far as revocation goes: a revoked key is refused on the next
+ * request, on every process (the SQLite store keeps known keys only while no connection has
+ * committed a change: sqlite/known-keys.ts). A session's
  * unsafe requests must carry its CSRF token and come from this service's origin.
  *
  * While a sign-up waits for its address to be confirmed (a mail relay is set), its session may

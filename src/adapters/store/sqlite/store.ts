@@ -7,12 +7,20 @@
  */
 import type Database from 'better-sqlite3';
 import type { Kysely, Selectable } from 'kysely';
-import type { Account, ApiKeyKind, KeyWithAccount } from '../../../accounts/ports.ts';
+import type {
+  Account,
+  AccountPatch,
+  ApiKeyKind,
+  ApiKeyPatch,
+  ApiKeyRecord,
+  KeyWithAccount,
+} from '../../../accounts/ports.ts';
 import type { FeedbackStore } from '../../../feedback/ports.ts';
 import { KyselyFeedbackStore, sqliteOutcomeRows } from '../kysely-feedback-store.ts';
 import { KyselyStore, toAccount } from '../kysely-store.ts';
 import type { AccountsTable, DatabaseSchema } from '../schema.ts';
 import { SqliteCharges } from './charges.ts';
+import { KnownKeys } from './known-keys.ts';
 import { sqliteListWrites } from './list-writes.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
@@ -80,6 +88,7 @@ export class SqliteStore extends KyselyStore {
   override readonly feedback: FeedbackStore;
   readonly #keyByHash: Database.Statement;
   readonly #accountById: Database.Statement;
+  readonly #knownKeys: KnownKeys;
 
   constructor(db: Kysely<DatabaseSchema>, connection: Database.Database) {
     const writes = new WriteBatcher(connection);
@@ -92,14 +101,47 @@ export class SqliteStore extends KyselyStore {
       bulkRequest: (owner, month, ceiling) => writes.run(() => charges.bulkRequest(owner, month, ceiling)),
     });
     this.#keyByHash = connection.prepare(KEY_BY_HASH).raw(true);
+    this.#knownKeys = new KnownKeys(connection);
     this.#accountById = connection.prepare(ACCOUNT_BY_ID);
     // Every verification of an account looks its feedback up: a prepared statement, as above.
     this.feedback = new KyselyFeedbackStore(db, sqliteOutcomeRows(connection));
   }
 
   override async findApiKeyByHash(keyHash: string): Promise<KeyWithAccount | null> {
+    const known = this.#knownKeys.get(keyHash);
+    if (known !== undefined) return known;
     const row = this.#keyByHash.get(keyHash) as KeyWithAccountTuple | undefined;
-    return row === undefined ? null : keyWithAccount(row);
+    if (row === undefined) return null;
+    const found = keyWithAccount(row);
+    this.#knownKeys.set(keyHash, found);
+    return found;
+  }
+
+  // Every write that changes what a key lookup answers forgets the keys this process knows,
+  // before (a lookup meanwhile reads the database again) and after (one made while it ran).
+  override updateAccount(id: string, patch: AccountPatch): Promise<Account | null> {
+    return this.#changingKeys(() => super.updateAccount(id, patch));
+  }
+
+  override deleteAccount(id: string): Promise<void> {
+    return this.#changingKeys(() => super.deleteAccount(id));
+  }
+
+  override updateApiKey(accountId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null> {
+    return this.#changingKeys(() => super.updateApiKey(accountId, id, patch));
+  }
+
+  override revokeApiKey(id: string): Promise<boolean> {
+    return this.#changingKeys(() => super.revokeApiKey(id));
+  }
+
+  async #changingKeys<T>(write: () => Promise<T>): Promise<T> {
+    this.#knownKeys.forget();
+    try {
+      return await write();
+    } finally {
+      this.#knownKeys.forget();
+    }
   }
 
   override async findAccount(id: string): Promise<Account | null> {
