@@ -1,10 +1,10 @@
 /**
  * Authentication of the /api/v1 routes: a Bearer API key, or the dashboard's
- * session cookie. A key is looked up by its SHA-256 hash and confirmed in constant time. The store
- * answers each request afresh as far as revocation goes: a revoked key is refused on the next
- * request, on every process (the SQLite store keeps known keys only while no connection has
- * committed a change: sqlite/known-keys.ts). A session's
- * unsafe requests must carry its CSRF token and come from this service's origin.
+ * session cookie. A key is looked up by its SHA-256 hash and confirmed in constant time. A key
+ * revoked through this process is refused on its next request; on PostgreSQL, one revoked by
+ * another process too, and on SQLite within 100 ms (the store keeps the keys it knows while no
+ * other connection commits: sqlite/known-keys.ts). A session's unsafe requests must carry its
+ * CSRF token and come from this service's origin.
  *
  * While a sign-up waits for its address to be confirmed (a mail relay is set), its session may
  * read but not act: every unsafe request is 403 `account_unconfirmed` (no verification, list, run,
