@@ -57,9 +57,9 @@ export interface ReadReply extends CorpusReply {
   contested: boolean;
 }
 
-/** A reply's words alone: no codes, addresses, punctuation or case. */
-export function wordsKey(reply: string): string {
-  return wordsOf(parseReplyLines(replyLines(reply)).text)
+/** A reply's words alone (its parsed text): no codes, addresses, punctuation or case. */
+export function wordsKey(text: string): string {
+  return wordsOf(text)
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 }
@@ -104,26 +104,28 @@ export function agrees(label: MailboxLabel, verdict: RcptVerdict): boolean {
 }
 
 export function measureReplyAccuracy(corpus: readonly CorpusReply[]): ReplyAccuracy {
+  // Each reply parsed once: its words (for contested ones) and its verdict come from the same parse.
+  const parsed = corpus.map((entry) => {
+    const reply = parseReplyLines(replyLines(entry.reply));
+    return { entry, reply, key: wordsKey(reply.text) };
+  });
   const labelsOf = new Map<string, Set<MailboxLabel>>();
-  for (const entry of corpus) {
-    const key = wordsKey(entry.reply);
-    labelsOf.set(key, (labelsOf.get(key) ?? new Set()).add(entry.label));
-  }
-  const read: ReadReply[] = corpus.map((entry) => ({
+  for (const { entry, key } of parsed) labelsOf.set(key, (labelsOf.get(key) ?? new Set()).add(entry.label));
+  const read: ReadReply[] = parsed.map(({ entry, reply, key }) => ({
     ...entry,
-    verdict: classifyRcptReply(parseReplyLines(replyLines(entry.reply))),
-    contested: (labelsOf.get(wordsKey(entry.reply))?.size ?? 0) > 1,
+    verdict: classifyRcptReply(reply),
+    contested: (labelsOf.get(key)?.size ?? 0) > 1,
   }));
   const uncontested = read.filter((entry) => !entry.contested);
-  const nothing = uncontested.filter((entry) => entry.label === 'nothing');
+  const count = (label: MailboxLabel) => uncontested.filter((entry) => entry.label === label).length;
   return {
     replies: read.length,
     contested: read.filter((entry) => entry.contested),
     byLabel: {
-      missing: uncontested.filter((entry) => entry.label === 'missing').length,
-      disabled: uncontested.filter((entry) => entry.label === 'disabled').length,
-      full: uncontested.filter((entry) => entry.label === 'full').length,
-      nothing: nothing.length,
+      missing: count('missing'),
+      disabled: count('disabled'),
+      full: count('full'),
+      nothing: count('nothing'),
     },
     ...figures(uncontested),
     disagreements: read.filter((entry) => !agrees(entry.label, entry.verdict)),

@@ -17,38 +17,40 @@
  *     text) → unknown protocol_error; 2xx → deliverable (251 forwards; 252 "cannot VRFY but will
  *     accept" is an acceptance like any other — the domain's catch-all probe is what tells an
  *     accept-everything server apart); 3xx → protocol_error.
- *  2. a documented provider quirk → its verdict (Gmail's "receiving mail too quickly" under
- *     4.2.1 or 5.2.1 is a rate limit; Yandex's `550 5.7.1 No such user!`; Exchange Online's
- *     directory-based edge block under 5.4.1).
+ *  2. a documented provider quirk (Exchange Online's directory-based edge block under 5.4.1,
+ *     Outlook.com's 5.5.0 "mailbox unavailable") → its verdict; Gmail's "receiving mail too
+ *     quickly", under 4.2.1 or even 5.2.1, → greylisted.
  *  3. X.5.3 or "too many recipients" → too_many_recipients (452 and 552 alike).
  *  4. "TLS required", X.7.10, X.7.11, X.7.30 → unknown tls_failed.
  *  5. a registered code reading the mailbox full or disabled → mailbox_full, mailbox_disabled,
- *     whatever the class (a 4xx disabled account is as disabled as a 5xx one).
+ *     whatever the class (a 4xx disabled account is as disabled as a 5xx one), unless try-later
+ *     words say it is not the mailbox (Gmail's 4.2.1 rate limits); X.1.1 with full or disabled
+ *     words → those (the reply is about the mailbox, the words say which state).
  *  6. words naming us (blocklists, reputation, "your IP", PTR, HELO, SPF, DKIM, DMARC, our sender
  *     address), or a registered code about us (X.1.7, X.1.8, X.7.8, X.7.20-X.7.29) → unknown
  *     blocked. Above a mailbox-missing code too: a reputation block dressed as 5.1.1 must not
  *     cost a customer a good address.
- *  7. any other registered code decides by its reading: mailbox missing → undeliverable (a 4xx
- *     never: list jobs re-check it); about the message → message_refused; the receiving system →
- *     system_error; a policy → policy; the protocol → protocol_error; congestion → greylisted.
- *     Exceptions: X.7.1 and X.1.2, which servers send for refusals of every kind, yield to words
- *     that say plainly the mailbox is full, disabled or missing; X.1.1 yields to full or disabled
- *     words (the reply is about the mailbox, the words say which state). A 4xx reply of these kinds is greylisted
- *     (try again later), or policy for X.7 without try-later words.
+ *  7. any other registered code decides by its reading: mailbox missing → undeliverable; about
+ *     the message → message_refused; the receiving system → system_error; a policy → policy;
+ *     the protocol → protocol_error; congestion → greylisted. X.7.1 and X.1.2, which servers
+ *     send for refusals of every kind ("stretched" in the registry file), yield to words that
+ *     say plainly the mailbox is full, disabled or missing. Try-later words → greylisted. A 4xx
+ *     is undeliverable only for a mailbox-missing code with plain missing words, else policy
+ *     (X.7) or greylisted.
  *  Generic or no code, 4xx: full words → mailbox_full; try-later words → greylisted; disabled
- *     words → mailbox_disabled; X.7.0 or policy words → policy; else greylisted. A 4xx never
- *     says a mailbox is missing, and says it is disabled only without try-later words (Gmail
- *     sends 4.2.1 for its rate limits).
+ *     words → mailbox_disabled; plain missing words without policy words → undeliverable;
+ *     X.7.0 or policy words → policy; else greylisted.
  *  Generic or no code, 5xx, by words first:
- *  8. "receiving mail too quickly" → greylisted; full → mailbox_full; disabled → mailbox_disabled;
+ *  8. full → mailbox_full; disabled → mailbox_disabled;
  *     the message (size, virus, content) → message_refused; "no such user / user unknown / does
  *     not exist" → undeliverable; the system (local error, loop, on hold) → system_error; policy
  *     words ("denied", "relay", "not allowed") → policy; try-later words → greylisted (a 5xx
  *     that says "try again later" does not say the mailbox is gone).
- *  9. then the subject of a generic code, over weaker words: X.2.0 → policy (RFC 3463: the
- *     mailbox exists, something about it refused the mail), X.3.0/X.4.0 → system_error,
- *     X.5.0 → protocol_error, X.6.0 → message_refused, X.7.0 → policy; then weaker mailbox
- *     words ("mailbox unavailable", "recipient rejected") → undeliverable.
+ *  9. then the subject of a generic code, over weaker words (its `otherwise` in the registry
+ *     file): X.2.0 → policy (RFC 3463: the mailbox exists, something about it refused the mail),
+ *     X.3.0/X.4.0 → system_error, X.5.0 → protocol_error, X.6.0 → message_refused, X.7.0 →
+ *     policy; then weaker mailbox words ("mailbox unavailable", "recipient rejected") →
+ *     undeliverable.
  * 10. then the basic code alone: 551 (user not local), 553 (mailbox name not allowed) →
  *     undeliverable; 552 (exceeded storage allocation) → mailbox_full; 500-504 and 555 →
  *     protocol_error; any other 5xx (a bare 550 or 554) → blocked: a refusal we cannot pin on
@@ -63,7 +65,7 @@
  * other 5xx → blocked: before RCPT only our own name and sender address are in question.
  */
 import type { SmtpUnknownReason } from '../../report.ts';
-import { type CodeReading, isStretchedCode, readingOf } from './enhanced-codes.ts';
+import { type CodeReading, isStretchedCode, readingOf, subjectOtherwise } from './enhanced-codes.ts';
 import type { RcptVerdict, SessionVerdict, SmtpReply } from './reply.ts';
 import { type ReplyReading, readReply } from './reply-signals.ts';
 
@@ -133,11 +135,9 @@ const CODE_VERDICTS: Readonly<Record<Exclude<CodeReading, 'generic'>, RcptVerdic
   protocol: unknown('protocol_error'),
   too_many_recipients: { kind: 'too_many_recipients' },
   tls: unknown('tls_failed'),
-  accepted: unknown('protocol_error'),
 };
 
 function transientByWords({ enhanced, has }: ReplyReading): RcptVerdict {
-  if (has.recipientThrottled) return unknown('greylisted');
   if (has.mailboxFull) return { kind: 'mailbox_full' };
   if (has.temporary) return unknown('greylisted');
   if (has.accountDisabled) return { kind: 'mailbox_disabled' };
@@ -147,7 +147,6 @@ function transientByWords({ enhanced, has }: ReplyReading): RcptVerdict {
 }
 
 function permanentByWords({ code, enhanced, has }: ReplyReading): RcptVerdict {
-  if (has.recipientThrottled) return unknown('greylisted');
   if (has.mailboxFull) return { kind: 'mailbox_full' };
   if (has.accountDisabled) return { kind: 'mailbox_disabled' };
   if (has.messageRefused) return unknown('message_refused');
@@ -156,25 +155,14 @@ function permanentByWords({ code, enhanced, has }: ReplyReading): RcptVerdict {
   if (has.policy) return unknown('policy');
   if (has.temporary) return unknown('greylisted');
   // A generic code still names its subject: "5.6.0 Recipient rejected" is about the message.
-  const bySubject = enhanced === null ? undefined : GENERIC_SUBJECT_VERDICTS[enhanced.subject];
-  if (bySubject !== undefined) return bySubject;
+  const bySubject = subjectOtherwise(enhanced);
+  if (bySubject !== null && bySubject !== 'generic') return CODE_VERDICTS[bySubject];
   if (has.mailboxRejected) return { kind: 'undeliverable' };
   if (code === 551 || code === 553) return { kind: 'undeliverable' };
   if (code === 552) return { kind: 'mailbox_full' };
   if (isCommandErrorCode(code)) return unknown('protocol_error');
   return unknown('blocked');
 }
-
-/** What a generic code's subject says when the words said nothing. */
-const GENERIC_SUBJECT_VERDICTS: Readonly<Record<number, RcptVerdict>> = {
-  // X.2.0: the mailbox exists and something about it refused the mail (RFC 3463): never missing.
-  2: unknown('policy'),
-  3: unknown('system_error'),
-  4: unknown('system_error'),
-  5: unknown('protocol_error'),
-  6: unknown('message_refused'),
-  7: unknown('policy'),
-};
 
 /** What a reply before RCPT means for the session: go on, or stop with a reason. */
 export function classifySessionReply(stage: SessionStage, reply: SmtpReply): SessionVerdict {

@@ -7,25 +7,41 @@
 import registry from './enhanced-status-codes.json' with { type: 'json' };
 import type { EnhancedCode } from './reply-signals.ts';
 
-/** What a code says about the recipient's mailbox: the `readings` of the registry file. */
-export type CodeReading = keyof typeof registry.readings;
+/**
+ * What a code says about the recipient's mailbox: the `readings` of the registry file. `accepted`
+ * (a success detail) says nothing beside a failure, so it is read as `generic`.
+ */
+export type CodeReading = Exclude<keyof typeof registry.readings, 'accepted'>;
+
+const asReading = (reading: string): CodeReading =>
+  reading === 'accepted' ? 'generic' : (reading as CodeReading);
 
 const BY_CODE = new Map<string, CodeReading>(
-  registry.codes.map((entry) => [entry.code, entry.reading as CodeReading]),
+  registry.codes.map((entry) => [entry.code, asReading(entry.reading)]),
 );
-const BY_SUBJECT = new Map<number, CodeReading>(
+const SUBJECTS = new Map(
   Object.entries(registry.subjects).map(([subject, entry]) => [
     Number(subject),
-    entry.reading as CodeReading,
+    {
+      reading: asReading(entry.reading),
+      otherwise: entry.otherwise === null ? null : asReading(entry.otherwise),
+    },
   ]),
 );
 
 /** The registry's reading of `enhanced`; `generic` when absent or unknown to it. */
 export function readingOf(enhanced: EnhancedCode | null): CodeReading {
   if (enhanced === null) return 'generic';
-  const registered = BY_CODE.get(`X.${enhanced.subject}.${enhanced.detail}`);
-  if (registered !== undefined) return registered === 'accepted' ? 'generic' : registered;
-  return BY_SUBJECT.get(enhanced.subject) ?? 'generic';
+  return (
+    BY_CODE.get(`X.${enhanced.subject}.${enhanced.detail}`) ??
+    SUBJECTS.get(enhanced.subject)?.reading ??
+    'generic'
+  );
+}
+
+/** What a generic code's subject reads as when the words said nothing telling; null when nothing. */
+export function subjectOtherwise(enhanced: EnhancedCode | null): CodeReading | null {
+  return enhanced === null ? null : (SUBJECTS.get(enhanced.subject)?.otherwise ?? null);
 }
 
 const STRETCHED = new Set(
