@@ -4,7 +4,8 @@
  *
  * - `api`: the real server (`startServer`: the container's store, verifier, caches, rate limiter,
  *   timeouts), SQLite in a temporary directory, DNS from the mail world in this same process,
- *   probe off, result cache on; one key with a huge quota and rate limit. Logging off.
+ *   probe off, result cache on; one key with a huge quota and rate limit. Logging as shipped (one
+ *   info line per request to standard output), or off with BENCH_API_LOGGING=off.
  * - `api-uncached`: the same with MAILVET_RESULT_TTL=0, so every request runs the pipeline (the
  *   DNS cache stays warm).
  * - `bare`: a bare Fastify route (same Fastify, logging off too) that takes the same JSON request
@@ -51,7 +52,9 @@ async function serveApi(resultTtlSeconds: number): Promise<{ ready: ServerReady;
     MAILVET_SMTP_PROBE: 'false',
     MAILVET_RESULT_TTL: String(resultTtlSeconds),
   });
-  const server = await startServer(config, { logger: false, handleSignals: false });
+  // As deployed: one info line per request, to standard output (the parent points it at /dev/null).
+  const logger = process.env.BENCH_API_LOGGING === 'off' ? false : { level: 'info' as const };
+  const server = await startServer(config, { logger, handleSignals: false });
   const port = Number(new URL(server.url).port);
   return {
     ready: { port, key: generated.key },

@@ -13,20 +13,23 @@
  *
  * BENCH_LISTS_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the server process there.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { parse } from 'csv-parse';
+import pg from 'pg';
 import type { ListView } from '../src/lists/list-view.ts';
+import { schemaFactory } from '../tests/helpers/postgres-schemas.ts';
 import type { Zones } from '../tests/mailworld/dns-server.ts';
 import { type MailWorld, startMailWorld } from '../tests/mailworld/mail-world.ts';
 import { type SmtpHost, startSmtpHost } from '../tests/mailworld/smtp-server.ts';
-import { createKey } from '../tests/scale-out/processes.ts';
 import { mulberry32 } from './random.ts';
 
 export interface ListBenchOptions {
@@ -42,6 +45,13 @@ export interface ListBenchOptions {
   guardMs?: number;
   /** Directory for a CPU profile of the server process; none when absent. */
   profileDir?: string;
+  /** The checkout whose `bin/mailvet` serves (A/B runs: `bench/lists-ab.ts`); this one by default. */
+  root?: string;
+  /**
+   * A PostgreSQL server (`postgres://…`): the server stores in a fresh schema of its own there
+   * (dropped after) instead of SQLite; its WAL bytes stand in for the storage writes.
+   */
+  databaseUrl?: string;
 }
 
 export interface ListFigures {
@@ -80,6 +90,12 @@ export interface ListFigures {
   cpu: { serverSec: number; serverMainSec: number; benchSec: number; wallSec: number; serverWaitSec: number };
   /** Bytes the server process caused to be written to storage over POST → completed, MB (/proc/<pid>/io). */
   diskWriteMb: number;
+  /** Of which over the upload (POST → 202), MB. */
+  uploadWriteMb: number;
+  /** Where the server stored: SQLite (writes counted from /proc) or PostgreSQL (its WAL bytes). */
+  storage: 'sqlite' | 'postgres';
+  /** The data directory's size once the list completed (database, WAL), MB. */
+  dataDirMb: number;
   /** What the SMTP hosts saw. */
   smtp: { connections: number; mailCommands: number; rcptCommands: number };
   /** Targets: ≥ 2,000 rows/s and ≤ 300 MB peak RSS. */
@@ -89,6 +105,7 @@ export interface ListFigures {
 }
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const execFileAsync = promisify(execFile);
 const POLL_MS = 100;
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on every Linux that matters). */
 const CLOCK_TICKS = 100;
@@ -106,8 +123,12 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
   const loadBefore = loadavg()[0] ?? 0;
   const { world, hosts } = await startBenchWorld(domainCount, hostCount);
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-bench-lists-'));
+  const root = options.root ?? ROOT;
+  const schemas = options.databaseUrl === undefined ? undefined : schemaFactory(options.databaseUrl);
+  const postgres = schemas === undefined ? undefined : await schemas.create();
   const env = {
     ...world.env,
+    ...(postgres && { DATABASE_URL: postgres.url, MAILVET_SECRET_KEY: randomBytes(32).toString('hex') }),
     MAILVET_SMTP_ALLOW_PRIVATE: 'true',
     MAILVET_DATA_DIR: dataDir,
     MAILVET_RESULT_TTL: '0',
@@ -116,12 +137,10 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
   };
   let server: ServerProcess | undefined;
   try {
-    const { key } = await createKey(
-      'bench',
-      ['--plan', 'pro', '--monthly-quota', '1000000', '--rate-limit', '1000'],
-      env,
-    );
-    server = await spawnServer(env, options.profileDir);
+    const key = await createBenchKey(root, env);
+    server = await spawnServer(env, options.profileDir, root);
+    // What the server caused to be written: its own writes on SQLite, the WAL PostgreSQL wrote.
+    const written = postgres === undefined ? () => storageWrites(server!.pid) : () => walBytes(postgres.url);
     const api = (path: string, init: RequestInit = {}) =>
       fetch(`${server!.url}/api/v1${path}`, {
         ...init,
@@ -130,7 +149,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
     const idle = await memory(server.pid);
     const serverCpuBefore = await cpuSeconds(server.pid);
     const schedBefore = await schedSeconds(server.pid);
-    const writtenBefore = await storageWrites(server.pid);
+    const writtenBefore = await written();
     const benchCpuBefore = process.cpuUsage();
 
     const started = performance.now();
@@ -144,6 +163,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
     if (created.status !== 202) throw new Error(`POST /lists: ${created.status} ${createdBody}`);
     const { id } = JSON.parse(createdBody) as ListView;
     const afterUpload = await memory(server.pid);
+    const writtenByUpload = (await written()) - writtenBefore;
 
     let view: ListView;
     for (;;) {
@@ -164,7 +184,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
     const processed = await memory(server.pid);
     const serverCpu = (await cpuSeconds(server.pid)) - serverCpuBefore;
     const schedAfter = await schedSeconds(server.pid);
-    const written = (await storageWrites(server.pid)) - writtenBefore;
+    const writtenInAll = (await written()) - writtenBefore;
     const benchCpu = process.cpuUsage(benchCpuBefore);
     if (view.counts.total !== list.rows.length || view.counts.processed !== list.rows.length) {
       throw new Error(
@@ -212,7 +232,10 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
         benchSec: (benchCpu.user + benchCpu.system) / 1e6,
         wallSec: totalMs / 1000,
       },
-      diskWriteMb: written / MB,
+      diskWriteMb: writtenInAll / MB,
+      uploadWriteMb: writtenByUpload / MB,
+      storage: postgres === undefined ? 'sqlite' : 'postgres',
+      dataDirMb: (await directoryBytes(dataDir)) / MB,
       smtp: {
         connections: sum((h) => h.stats.connections),
         mailCommands: sum((h) => h.stats.mailCommands),
@@ -226,6 +249,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
     await server?.stop();
     await Promise.all([world.close(), ...hosts.map((host) => host.close())]);
     await rm(dataDir, { recursive: true, force: true });
+    await schemas?.dropAll();
   }
 }
 
@@ -235,7 +259,7 @@ export function printListFigures(f: ListFigures): void {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(
     `\nList job, ${fmt(f.rows)}-row CSV (${fmt(f.uniqueAddresses)} unique) over ${f.domains} domains on ${f.hosts} SMTP hosts, ` +
-      '`mailvet serve` child (SQLite, in-process worker), DNS and SMTP on loopback',
+      `\`mailvet serve\` child (${f.storage === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, in-process worker), DNS and SMTP on loopback`,
   );
   console.log(`  upload (POST → 202)           ${s(f.uploadMs)} for ${(f.uploadBytes / MB).toFixed(1)} MB`);
   console.log(
@@ -267,7 +291,12 @@ export function printListFigures(f: ListFigures): void {
   console.log(
     `  server main thread            ran ${f.cpu.serverMainSec.toFixed(1)} s, waited ${f.cpu.serverWaitSec.toFixed(1)} s for a CPU (runnable, not running)`,
   );
-  console.log(`  server writes to storage      ${fmt(f.diskWriteMb)} MB (SQLite database and WAL)`);
+  const what = f.storage === 'sqlite' ? 'server writes to storage    ' : 'PostgreSQL WAL written      ';
+  const how = f.storage === 'sqlite' ? 'SQLite database and WAL' : 'pg_current_wal_lsn difference';
+  console.log(
+    `  ${what}  ${fmt(f.diskWriteMb)} MB (${how}), ${fmt((f.diskWriteMb * MB) / f.rows)} bytes a row (target ≤ 2,048); ${fmt(f.uploadWriteMb)} MB of it by the upload`,
+  );
+  if (f.storage === 'sqlite') console.log(`  data directory at the end     ${fmt(f.dataDirMb)} MB`);
   console.log(
     `  load average (1 min) before ${f.loadAverage.before.toFixed(2)}, after ${f.loadAverage.after.toFixed(2)} on ${availableParallelism()} cores`,
   );
@@ -354,11 +383,49 @@ export interface ServerProcess {
  * `node bin/mailvet serve` on PORT=0 (URL from its "listening on" line, as the scale-out suites'
  * `spawnServe` reads it, which does not give the pid this bench samples). Its stdout is drained.
  */
-export async function spawnServer(env: Record<string, string>, profileDir?: string): Promise<ServerProcess> {
+/** The inherited environment, without what would point a child at another store or port. */
+function inheritedEnv(): Record<string, string | undefined> {
   const { DATABASE_URL: _d, REDIS_URL: _r, MAILVET_DATA_DIR: _m, PORT: _p, ...inherited } = process.env;
+  return inherited;
+}
+
+/** A `pro` key with room for the whole list, made with `root`'s `mailvet keys create`. */
+async function createBenchKey(root: string, env: Record<string, string>): Promise<string> {
+  const args = ['bin/mailvet', 'keys', 'create', '--name', 'bench', '--plan', 'pro'];
+  args.push('--monthly-quota', '1000000', '--rate-limit', '1000', '--json', '--init');
+  const { stdout } = await execFileAsync(process.execPath, args, {
+    cwd: root,
+    env: { ...inheritedEnv(), ...env },
+    timeout: 60_000,
+  });
+  const { key } = JSON.parse(stdout) as { key?: unknown };
+  if (typeof key !== 'string') throw new Error(`keys create printed no key: ${stdout}`);
+  return key;
+}
+
+/** Bytes of WAL the PostgreSQL server has written so far (its current WAL position). */
+async function walBytes(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ at: string }>(
+      "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at",
+    );
+    return Number(rows[0]?.at ?? Number.NaN);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function spawnServer(
+  env: Record<string, string>,
+  profileDir?: string,
+  root = ROOT,
+): Promise<ServerProcess> {
+  const inherited = inheritedEnv();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, 'bin/mailvet', 'serve'], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...inherited, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -414,6 +481,16 @@ async function cpuSeconds(pid: number): Promise<number> {
   // Fields after the command name (which may hold spaces), from field 3 (state) on.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Bytes of the files directly in `dir`. */
+async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(dir)) {
+    const info = await stat(join(dir, name));
+    if (info.isFile()) total += info.size;
+  }
+  return total;
 }
 
 /** Bytes the process caused to be written to storage so far (write_bytes of /proc/<pid>/io). */

@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, each as a ratio against peers measured in the same run.
  * Not a test: figures vary with the machine; docs/benchmarks.md records a run.
  *
- * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, mailchimp,
+ * `npm run bench -- lists api` runs only the sections named (offline, dns, smtp, lists, lists-postgres, mailchimp, hubspot,
  * api, dashboard, startup, catch-all, catch-all-e2e, accuracy).
  */
 import { accuracyLines, loadReplyCorpus, measureReplyAccuracy } from '../scripts/reply-accuracy.ts';
@@ -11,10 +11,11 @@ import { benchCatchAll, printCatchAllFigures } from './catch-all.ts';
 import { benchCatchAllE2e, printCatchAllE2eFigures } from './catch-all-e2e.ts';
 import { benchDashboard, printDashboardFigures } from './dashboard.ts';
 import { benchDns } from './dns.ts';
+import { benchHubSpot, printHubSpotFigures } from './hubspot.ts';
 import { benchLists, printListFigures } from './lists.ts';
 import { benchMailchimp, printMailchimpFigures } from './mailchimp.ts';
 import { benchOffline } from './offline.ts';
-import { benchSmtp } from './smtp.ts';
+import { benchSmtp, printSmtpFigures } from './smtp.ts';
 import { benchStartup, printStartupFigures } from './startup.ts';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -24,7 +25,9 @@ const SECTIONS = [
   'dns',
   'smtp',
   'lists',
+  'lists-postgres',
   'mailchimp',
+  'hubspot',
   'api',
   'dashboard',
   'startup',
@@ -65,23 +68,30 @@ if (runs('dns')) {
   console.log(`  warm (answered from the cache)   ${fmt(dns.warmPerSec)} lookups/s`);
 }
 
-if (runs('smtp')) {
-  const smtp = await benchSmtp();
-  console.log(`\nSMTP probe, ${smtp.addresses} addresses at one domain in one bulk request, 20 ms per reply`);
-  console.log(`  one /verify                  ${smtp.singleVerifyMs.toFixed(0)} ms`);
-  console.log(
-    `  bulk of ${smtp.addresses}                  ${smtp.bulkMs.toFixed(0)} ms (${(smtp.bulkMs / smtp.singleVerifyMs).toFixed(2)}× one /verify, target ≤ 3×), ${smtp.bulkConnections} SMTP connections (target ≤ 3), ${smtp.bulkDeliverable} deliverable`,
-  );
-  console.log(
-    `  deep-email-validator         ${smtp.peerMs.toFixed(0)} ms, ${smtp.peerConnections} SMTP connections, ${smtp.peerValid} valid`,
-  );
-}
+if (runs('smtp')) printSmtpFigures(await benchSmtp());
 
 // About a minute: a 100,000-row list through a `mailvet serve` child on the mail world.
-if (runs('lists')) printListFigures(await benchLists({ profileDir: process.env.BENCH_LISTS_PROFILE }));
+let sqliteLists: Awaited<ReturnType<typeof benchLists>> | undefined;
+if (runs('lists')) {
+  sqliteLists = await benchLists({ profileDir: process.env.BENCH_LISTS_PROFILE });
+  printListFigures(sqliteLists);
+}
+// The same list on PostgreSQL (DATABASE_URL, or the local server): target within 1.5× of SQLite.
+if (runs('lists-postgres')) {
+  const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const onPostgres = await benchLists({ databaseUrl, profileDir: process.env.BENCH_LISTS_PROFILE });
+  printListFigures(onPostgres);
+  if (sqliteLists !== undefined) {
+    const slower = sqliteLists.rowsPerSec / onPostgres.rowsPerSec;
+    console.log(
+      `  SQLite / PostgreSQL rows/s    ${slower.toFixed(2)}× (target ≤ 1.5×): ${slower <= 1.5 ? 'met' : 'NOT met'}`,
+    );
+  }
+}
 
 // A few minutes: a 50,000-member audience read, verified and written back, then the same as a list.
 if (runs('mailchimp')) printMailchimpFigures(await benchMailchimp());
+if (runs('hubspot')) printHubSpotFigures(await benchHubSpot());
 
 // Some 15 page loads in Chromium against a `mailvet serve` child (a few seconds).
 if (runs('dashboard')) printDashboardFigures(await benchDashboard());

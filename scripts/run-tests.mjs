@@ -28,7 +28,7 @@ const filters = process.argv.slice(2).filter((arg) => arg !== '--unit');
 // MAILVET_TEST_EXCLUDE: comma-separated substrings of files left out of a run.
 const excluded = (process.env.MAILVET_TEST_EXCLUDE ?? '').split(',').filter((part) => part !== '');
 const STARTS_PROCESSES_OR_SERVERS =
-  /\b(spawn|spawnSync|execFile|startServer|startListServer|spawnServe|spawnWorker|startMailchimpEmulator)\(/;
+  /\b(spawn|spawnSync|execFile|startServer|startListServer|spawnServe|spawnWorker|startMailchimpEmulator|startHubSpotEmulator)\(/;
 const files = findTests('tests')
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .filter((file) => !excluded.some((part) => file.includes(part)))

@@ -321,6 +321,19 @@ const envSchema = z.object({
   /** The registered OAuth app of this service: both set enable "Connect Mailchimp" by OAuth. */
   MAILVET_MAILCHIMP_CLIENT_ID: optionalText,
   MAILVET_MAILCHIMP_CLIENT_SECRET: optionalText,
+  /** HubSpot's API base (`/crm/v3/…`, `/oauth/v3/token`); tests and the demo point it at the emulator. */
+  MAILVET_HUBSPOT_BASE_URL: optionalText
+    .transform((value) => value ?? 'https://api.hubapi.com')
+    .refine(isHttpUrl, { message: 'must be an http(s) URL such as https://api.hubapi.com' }),
+  /** Where HubSpot's consent page is (`/oauth/authorize`). */
+  MAILVET_HUBSPOT_LOGIN_URL: optionalText
+    .transform((value) => value ?? 'https://app.hubspot.com')
+    .refine(isHttpUrl, { message: 'must be an http(s) URL such as https://app.hubspot.com' }),
+  /** The registered HubSpot app of this service: both set enable "Connect HubSpot" by OAuth and its webhooks. */
+  MAILVET_HUBSPOT_CLIENT_ID: optionalText,
+  MAILVET_HUBSPOT_CLIENT_SECRET: optionalText,
+  /** Requests to one portal in any 10 seconds, all processes (HubSpot: 100; some private apps 190). */
+  MAILVET_HUBSPOT_REQUESTS_PER_10S: integer(100, 1, 1000),
   /** Operator file of domains never reported disposable (one per line, `#` comments). */
   MAILVET_DISPOSABLE_ALLOW_FILE: optionalText,
   /** Operator file of domains always reported disposable. */
@@ -329,6 +342,11 @@ const envSchema = z.object({
   MAILVET_LIST_RECHECK_MS: integer(300_000, 0, 86_400_000),
   /** List jobs one worker process works on at once. */
   MAILVET_WORKER_CONCURRENCY: integer(2, 1, 64),
+  /**
+   * Days a finished list's rows and results are kept when its account set none (0 keeps them);
+   * a plan's `retention_days` caps it.
+   */
+  MAILVET_RETENTION_DAYS: integer(30, 0, 36_500),
   /** How often a worker looks for lists to (re)start: lost queue messages, quota back after a pause, ms. */
   MAILVET_LIST_SWEEP_MS: integer(30_000, 100, 3_600_000),
   /** How often a Mailchimp run looks at its list's progress and at its write batches, ms. */

@@ -3,11 +3,13 @@
  * it (and its transactions), so the composition root opens one and hands each domain its part.
  */
 import type { AccountStore, UserStore } from './accounts/ports.ts';
+import type { AuditLog } from './audit/ports.ts';
 import type { FeedbackStore } from './feedback/ports.ts';
 import type { IntegrationStore } from './integrations/ports.ts';
 import type { RunStore } from './integrations/runs/ports.ts';
 import type { ScheduleStore } from './integrations/schedules/ports.ts';
 import type { ListStore } from './lists/ports.ts';
+import type { DataProtectionStore } from './privacy/ports.ts';
 import type { UsageStore } from './usage/ports.ts';
 
 /** Everything the API needs from its database. */
@@ -26,6 +28,10 @@ export interface Store extends AccountStore, UsageStore {
   readonly schedules: ScheduleStore;
   /** Senders' reported outcomes (bounces, deliveries), per account. */
   readonly feedback: FeedbackStore;
+  /** Every change in an account, appended (the audit log). */
+  readonly audit: AuditLog;
+  /** Retention, erasure and export of an account's data. */
+  readonly privacy: DataProtectionStore;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

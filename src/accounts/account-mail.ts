@@ -41,13 +41,13 @@ export class AccountMail {
     await this.#deps.mailer.send(confirmationMessage(user.email, this.#link(CONFIRM_PATH, token)));
   }
 
-  /** Confirms the address of the link's user; false when the link is unknown, used or expired. */
-  async confirm(token: string): Promise<boolean> {
+  /** Confirms the address of the link's user, and returns them; null when the link is unknown, used or expired. */
+  async confirm(token: string): Promise<User | null> {
     const now = this.#now();
     const userId = await redeemUserToken(this.#deps.users, token, 'confirm_email', now);
-    if (userId === null) return false;
+    if (userId === null) return null;
     await this.#deps.users.confirmEmail(userId, now.toISOString());
-    return true;
+    return this.#deps.users.findUserById(userId);
   }
 
   /**
@@ -63,15 +63,15 @@ export class AccountMail {
 
   /**
    * Sets the link's user's password and ends every session of theirs; the link also confirms the
-   * address it was sent to. False when the link is unknown, used or expired.
+   * address it was sent to. Returns the user; null when the link is unknown, used or expired.
    */
-  async resetPassword(token: string, newPassword: string): Promise<boolean> {
+  async resetPassword(token: string, newPassword: string): Promise<User | null> {
     const now = this.#now();
     const userId = await redeemUserToken(this.#deps.users, token, 'reset_password', now);
-    if (userId === null) return false;
+    if (userId === null) return null;
     await this.#deps.users.changePassword(userId, await hashPassword(newPassword), null);
     await this.#deps.users.confirmEmail(userId, now.toISOString());
-    return true;
+    return this.#deps.users.findUserById(userId);
   }
 
   #link(path: string, token: string): string {

@@ -17,6 +17,11 @@ export interface Account extends Figures {
   name: string;
   plan: string;
   createdAt: string;
+  /**
+   * Days its finished lists' results are kept, as the account set it; null or absent: the
+   * server's default (MAILVET_RETENTION_DAYS); 0: kept. The plan's maximum caps it.
+   */
+  retentionDays?: number | null;
 }
 
 /** An account to store. */
@@ -26,7 +31,7 @@ export interface NewAccount extends Partial<Figures> {
 }
 
 /** What an operator may change on an account. */
-export type AccountPatch = Partial<Pick<Account, 'name' | 'plan' | keyof Figures>>;
+export type AccountPatch = Partial<Pick<Account, 'name' | 'plan' | 'retentionDays' | keyof Figures>>;
 
 /**
  * `api`: a key a client sends. `dashboard`: the account's own use through the dashboard, metered

@@ -29,6 +29,8 @@ export const KEY_PURPOSES = {
   credentials: 'credentials',
   /** Signs the device cookie of browsers that signed in before (spared the per-address sign-in lock). */
   devices: 'devices',
+  /** Keys the hash that names an erased address in the audit log. */
+  erasures: 'erasures',
 } as const;
 
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;

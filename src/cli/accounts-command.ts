@@ -4,8 +4,11 @@
  */
 import { effectiveLimits } from '../accounts/plans.ts';
 import type { Account } from '../accounts/ports.ts';
+import { changedFields } from '../audit/audit-trail.ts';
+import { accountLimits, accountPlan, accountSettings } from '../audit/described.ts';
 import { loadConfig } from '../config.ts';
 import { loadPlans } from '../container/store.ts';
+import { recordOperatorChange } from './operator-audit.ts';
 import { capFlags, knownPlan, optionalName, withStore } from './store-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -28,6 +31,11 @@ export async function runAccountsCreate(
   await withStore(
     async (store, where) => {
       const account = await store.createAccount({ name, plan, ...figures });
+      await recordOperatorChange(store, account.id, {
+        action: 'account.created',
+        targetId: account.id,
+        details: { ...accountSettings(account), ...accountPlan(account), ...accountLimits(account) },
+      });
       print(
         account,
         options.json,
@@ -76,14 +84,37 @@ export async function runAccountsUpdate(
   const name = optionalName(options.name);
   const figures = capFlags(options, true);
   await withStore(async (store) => {
-    const account = await store.updateAccount(id, {
-      ...(name !== undefined && { name }),
-      ...(plan !== undefined && { plan }),
-      ...figures,
-    });
-    if (account === null) throw new UsageError(`no account with id ${id}`);
+    const before = await store.findAccount(id);
+    const account =
+      before === null
+        ? null
+        : await store.updateAccount(id, {
+            ...(name !== undefined && { name }),
+            ...(plan !== undefined && { plan }),
+            ...figures,
+          });
+    if (before === null || account === null) throw new UsageError(`no account with id ${id}`);
+    await recordAccountChanges(store, before, account);
     print(account, options.json, `updated account ${account.id} "${account.name}" on plan ${account.plan}`);
   });
+}
+
+/** One entry per kind of change: the plan, the figures, the account's own settings. */
+async function recordAccountChanges(
+  store: Parameters<typeof recordOperatorChange>[0],
+  before: Account,
+  after: Account,
+): Promise<void> {
+  const kinds = [
+    ['account.plan_changed', accountPlan],
+    ['account.limits_changed', accountLimits],
+    ['account.settings_changed', accountSettings],
+  ] as const;
+  for (const [action, describe] of kinds) {
+    const changed = changedFields<Record<string, string | number | null>>(describe(before), describe(after));
+    if (changed !== null)
+      await recordOperatorChange(store, after.id, { action, targetId: after.id, details: changed });
+  }
 }
 
 function print(account: Account, json: boolean | undefined, line: string): void {

@@ -6,8 +6,11 @@
  */
 import { issueApiKey, type KeyRequest, UnknownAccountError } from '../accounts/key-issuance.ts';
 import type { Account, ApiKeyRecord } from '../accounts/ports.ts';
+import { changedFields } from '../audit/audit-trail.ts';
+import { accountLimits, accountPlan, accountSettings, keySettings } from '../audit/described.ts';
 import { loadConfig } from '../config.ts';
 import { loadPlans } from '../container/store.ts';
+import { recordOperatorChange } from './operator-audit.ts';
 import { CAP_FLAGS, capFlags, knownPlan, optionalName, withStore } from './store-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -48,6 +51,18 @@ export async function runKeysCreate(options: CreateOptions): Promise<void> {
         throw error instanceof UnknownAccountError ? new UsageError(error.message) : error;
       });
       const account = (await store.findAccount(record.accountId))!;
+      if (accountId === undefined) {
+        await recordOperatorChange(store, account.id, {
+          action: 'account.created',
+          targetId: account.id,
+          details: { ...accountSettings(account), ...accountPlan(account), ...accountLimits(account) },
+        });
+      }
+      await recordOperatorChange(store, account.id, {
+        action: 'key.created',
+        targetId: record.id,
+        details: { ...keySettings(record), prefix: record.displayPrefix },
+      });
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...publicKey(record, account), key }, null, 2)}\n`);
       } else {
@@ -109,6 +124,13 @@ export async function runKeysUpdate(
       ...(name !== undefined && { name }),
       caps,
     }))!;
+    const changed = changedFields(keySettings(existing), keySettings(updated));
+    if (changed !== null)
+      await recordOperatorChange(store, updated.accountId, {
+        action: 'key.updated',
+        targetId: id,
+        details: changed,
+      });
     const account = await store.findAccount(updated.accountId);
     if (options.json)
       process.stdout.write(`${JSON.stringify(publicKey(updated, account ?? undefined), null, 2)}\n`);
@@ -119,7 +141,13 @@ export async function runKeysUpdate(
 /** `mailvet keys revoke ID`. */
 export async function runKeysRevoke(id: string): Promise<void> {
   await withStore(async (store) => {
-    if (!(await store.revokeApiKey(id))) throw new UsageError(`no active key with id ${id}`);
+    const key = await store.findApiKeyById(id);
+    if (key === null || !(await store.revokeApiKey(id))) throw new UsageError(`no active key with id ${id}`);
+    await recordOperatorChange(store, key.accountId, {
+      action: 'key.revoked',
+      targetId: id,
+      details: { name: key.name, prefix: key.displayPrefix },
+    });
     process.stdout.write(`revoked ${id}\n`);
   });
 }

@@ -4,7 +4,6 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.ts';
 import { fileProblem } from './plain-errors.ts';
 import { CsvInputError, UsageError } from './usage-error.ts';
 
@@ -32,6 +31,7 @@ const verifyCommand = () => import('./verify-command.ts');
 const doctorCommand = () => import('./doctor-command.ts');
 const domainCheckCommand = () => import('./domain-check-command.ts');
 const backupCommand = () => import('./backup-command.ts');
+const eraseCommand = () => import('./erase-command.ts');
 
 const program = new Command()
   .name('mailvet')
@@ -64,6 +64,14 @@ program
   .option('--force', 'replace FILE when it exists')
   .option('--json', 'print {"path","bytes","counts","secret_key",...} as JSON')
   .action(lazy(backupCommand, 'runBackup'));
+
+program
+  .command('erase')
+  .description("erase an address from an account's lists, feedback and caches")
+  .argument('<email>', 'the address to erase')
+  .requiredOption('--account <id>', 'the account')
+  .option('--json', 'print {"account_id","erased"} as JSON')
+  .action(lazy(eraseCommand, 'runErase'));
 
 const keys = program.command('keys').description('manage API keys');
 keys
@@ -206,6 +214,8 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+  // Loaded only now: the configuration's schema (zod) is not what `--help` should wait for.
+  const { ConfigError } = await import('../config.ts');
   // A path this user cannot read or write that no command worded itself: still one plain line.
   const plain =
     error instanceof ConfigError || error instanceof CsvInputError || error instanceof UsageError

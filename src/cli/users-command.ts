@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../accounts/passwords.ts';
 import type { User } from '../accounts/ports.ts';
 import { emailProblem, normalizeUserEmail, passwordProblem } from '../accounts/users.ts';
+import { recordOperatorChange } from './operator-audit.ts';
 import { withStore } from './store-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -38,6 +39,11 @@ export async function runUsersCreate(options: {
       operator: options.operator === true,
     });
     if (user === null) throw new UsageError(`${options.email} already has a user`);
+    await recordOperatorChange(store, user.accountId, {
+      action: 'user.created',
+      targetId: user.id,
+      details: { email: user.email, operator: user.operator },
+    });
     const shown = given === undefined || given === '' ? password : undefined;
     if (options.json) {
       const body = {
@@ -81,8 +87,17 @@ export async function runUsersUpdate(
   if (options.operator === undefined) throw new UsageError('say --operator or --no-operator');
   const operator = options.operator;
   await withStore(async (store) => {
-    const user = await store.users.setOperator(id, operator);
-    if (user === null) throw new UsageError(`no user with id ${id} (see mailvet users list)`);
+    const before = await store.users.findUserById(id);
+    const user = before === null ? null : await store.users.setOperator(id, operator);
+    if (before === null || user === null)
+      throw new UsageError(`no user with id ${id} (see mailvet users list)`);
+    if (before.operator !== user.operator) {
+      await recordOperatorChange(store, user.accountId, {
+        action: 'user.role_changed',
+        targetId: user.id,
+        details: { before: { operator: before.operator }, after: { operator: user.operator } },
+      });
+    }
     process.stdout.write(
       options.json
         ? `${JSON.stringify(publicUser(user), null, 2)}\n`

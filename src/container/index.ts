@@ -22,6 +22,7 @@ import { SmtpProber } from '../adapters/smtp/smtp-prober.ts';
 import { SocksDialer } from '../adapters/smtp/socks-dialer.ts';
 import { exposedDataFiles } from '../adapters/store/sqlite/private-files.ts';
 import { ResolvingWebhookTargetCheck } from '../adapters/webhooks/target-check.ts';
+import { AuditTrail } from '../audit/audit-trail.ts';
 import { type Config, ConfigError, publicOrigin } from '../config.ts';
 import { FeedbackService } from '../feedback/feedback-service.ts';
 import { DEFAULT_THROTTLE, SignInThrottle, signUpsPerDay } from '../http/sign-in-throttle.ts';
@@ -37,6 +38,7 @@ import {
 } from '../observability/metered-verification.ts';
 import { NO_METRICS } from '../observability/noop.ts';
 import type { MetricsRecorder } from '../observability/ports.ts';
+import { ErasureService } from '../privacy/erasure.ts';
 import { DailyUsageRecorder } from '../usage/daily-usage.ts';
 import type { RateLimiter } from '../usage/ports.ts';
 import { VerificationService } from '../usage/verification-service.ts';
@@ -164,10 +166,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       : undefined;
   const verifier = overrides.verifier ?? built!.verifier;
   const secretKey = await loadSecretKey(config);
-  const store = await openConfiguredStore(config, plans);
+  // Servers and workers write all day: their SQLite checkpoints leave the event loop once busy.
+  const store = await openConfiguredStore(config, plans, { backgroundCheckpoints: true });
   if (store.kind === 'sqlite') for (const exposed of exposedDataFiles(config.MAILVET_DATA_DIR)) warn(exposed);
   const queue = await createQueue(config, failListsGivenUp(store.lists, warn, store.runs));
+  const audit = new AuditTrail({ log: store.audit, ...(overrides.now && { now: overrides.now }) });
   const lists = new ListService({
+    audit,
     lists: store.lists,
     queue,
     webhookTargets: new ResolvingWebhookTargetCheck({ allowPrivate: config.MAILVET_WEBHOOK_ALLOW_PRIVATE }),
@@ -196,6 +201,17 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     pace: { rateLimiter, requestsPerSecond: config.MAILVET_FEEDBACK_REQUESTS_PER_SECOND },
     ...(overrides.now && { now: overrides.now }),
   });
+  const catchAll = createCatchAllAssessor(config, store);
+  const privacy = {
+    erasure: new ErasureService({
+      store: store.privacy,
+      cache,
+      forgetAccountDomain: (accountId, domain) => catchAll.forget(accountId, domain),
+      idKey: deriveKey(secretKey, KEY_PURPOSES.erasures),
+      audit,
+    }),
+    defaultRetentionDays: config.MAILVET_RETENTION_DAYS,
+  };
   const service = new VerificationService({
     verifier: recorder.enabled ? meteredVerifier(verifier, recorder) : verifier,
     usage: store,
@@ -204,13 +220,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     resultTtlSeconds: config.MAILVET_RESULT_TTL,
     inconclusiveTtlSeconds: config.MAILVET_INCONCLUSIVE_RESULT_TTL,
     feedback,
-    catchAll: createCatchAllAssessor(config, store),
+    catchAll,
     ...(overrides.now && { now: overrides.now }),
   });
   const integrations = createIntegrations(config, store.integrations, secretKey, {
     inFlight: shared?.inFlight,
+    requestWindow: shared?.requestWindow,
     now: overrides.now,
     moreProviders: overrides.moreProviders,
+    audit,
   });
   recorder.queueDepthFrom(() => queue.counts());
   const mailer = createMailer(config);
@@ -251,8 +269,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     queue,
     lists,
     integrations,
-    runs: createRuns({ store, plans, integrations, lists, queue, log, now: overrides.now }),
-    schedules: new ScheduleService({ integrations, store: store.schedules, now: overrides.now }),
+    audit,
+    privacy,
+    runs: createRuns({ store, plans, integrations, lists, queue, log, now: overrides.now, audit }),
+    schedules: new ScheduleService({ integrations, store: store.schedules, now: overrides.now, audit }),
     campaignChecks: createCampaignChecks({ integrations, store, service, plans, now: overrides.now }),
     watches: createWatches({
       integrations,
@@ -262,6 +282,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       publicOrigin: origin,
       log,
       now: overrides.now,
+      audit,
     }),
     secretKey,
     doctor,

@@ -6,12 +6,15 @@
 import type { Plan } from '../accounts/plans.ts';
 import { MemoryInFlightLimiter } from '../adapters/integrations/memory-in-flight.ts';
 import { guardedFetch, isLocalTarget } from '../adapters/net/guarded-fetch.ts';
+import { MemoryRequestWindow } from '../adapters/request-window/memory.ts';
+import type { AuditTrail } from '../audit/audit-trail.ts';
 import type { Config } from '../config.ts';
 import { CampaignCheckService } from '../integrations/campaign-check.ts';
 import { CredentialVault } from '../integrations/credentials.ts';
+import { HubSpotProvider } from '../integrations/hubspot/provider.ts';
 import { IntegrationService } from '../integrations/integration-service.ts';
 import { MailchimpProvider } from '../integrations/mailchimp/provider.ts';
-import type { InFlightLimiter, IntegrationStore, Provider } from '../integrations/ports.ts';
+import type { InFlightLimiter, IntegrationStore, Provider, RequestWindow } from '../integrations/ports.ts';
 import { WatchService } from '../integrations/watches.ts';
 import type { Store } from '../store.ts';
 import { meterFor } from '../usage/meter.ts';
@@ -78,6 +81,7 @@ export function createWatches(deps: {
   publicOrigin: string;
   log: Logger;
   now?: () => Date;
+  audit?: AuditTrail;
 }): WatchService {
   return new WatchService({
     integrations: deps.integrations,
@@ -86,6 +90,7 @@ export function createWatches(deps: {
     hookUrl: (provider, token) => `${deps.publicOrigin}/hooks/${provider}/${token}`,
     log: (level, message, fields) => deps.log[level](fields ?? {}, message),
     ...(deps.now && { now: deps.now }),
+    ...(deps.audit && { audit: deps.audit }),
   });
 }
 
@@ -95,33 +100,67 @@ export function createIntegrations(
     Partial<
       Pick<
         Config,
-        'MAILVET_MAILCHIMP_LOGIN_URL' | 'MAILVET_MAILCHIMP_CLIENT_ID' | 'MAILVET_MAILCHIMP_CLIENT_SECRET'
+        | 'MAILVET_MAILCHIMP_LOGIN_URL'
+        | 'MAILVET_MAILCHIMP_CLIENT_ID'
+        | 'MAILVET_MAILCHIMP_CLIENT_SECRET'
+        | 'MAILVET_HUBSPOT_BASE_URL'
+        | 'MAILVET_HUBSPOT_LOGIN_URL'
+        | 'MAILVET_HUBSPOT_CLIENT_ID'
+        | 'MAILVET_HUBSPOT_CLIENT_SECRET'
+        | 'MAILVET_HUBSPOT_REQUESTS_PER_10S'
       >
     >,
   store: IntegrationStore,
   secretKey: Buffer,
-  options: { inFlight?: InFlightLimiter; now?: () => Date; moreProviders?: readonly Provider[] } = {},
+  options: {
+    inFlight?: InFlightLimiter;
+    /** HubSpot's rolling window per portal; Redis's in scale-out. */
+    requestWindow?: RequestWindow;
+    now?: () => Date;
+    moreProviders?: readonly Provider[];
+    audit?: AuditTrail;
+  } = {},
 ): IntegrationService {
   const { now } = options;
   const base = config.MAILVET_MAILCHIMP_BASE_URL;
   const login = config.MAILVET_MAILCHIMP_LOGIN_URL ?? 'https://login.mailchimp.com';
   const clientId = config.MAILVET_MAILCHIMP_CLIENT_ID;
   const clientSecret = config.MAILVET_MAILCHIMP_CLIENT_SECRET;
+  const inFlight = options.inFlight ?? new MemoryInFlightLimiter();
   const mailchimp = new MailchimpProvider({
     ...(clientId !== undefined &&
       clientSecret !== undefined && { oauth: { loginUrl: login, clientId, clientSecret } }),
     baseUrlTemplate: base,
     // Scale-out: shared through Redis, so all processes together keep to Mailchimp's 10.
-    limiter: options.inFlight ?? new MemoryInFlightLimiter(),
+    limiter: inFlight,
     // Private addresses only when the operator pointed the API at one (the emulator, a local proxy).
     fetch: guardedFetch({ allowPrivate: isLocalTarget(base.replace('{dc}', 'us1')) }),
     oauthFetch: guardedFetch({ allowPrivate: isLocalTarget(login) }),
+  });
+  const hubspotBase = config.MAILVET_HUBSPOT_BASE_URL ?? 'https://api.hubapi.com';
+  const hubspotId = config.MAILVET_HUBSPOT_CLIENT_ID;
+  const hubspotSecret = config.MAILVET_HUBSPOT_CLIENT_SECRET;
+  const hubspot = new HubSpotProvider({
+    baseUrl: hubspotBase,
+    inFlight,
+    window: options.requestWindow ?? new MemoryRequestWindow(),
+    perTenSeconds: config.MAILVET_HUBSPOT_REQUESTS_PER_10S ?? 100,
+    fetch: guardedFetch({ allowPrivate: isLocalTarget(hubspotBase) }),
+    ...(hubspotId !== undefined &&
+      hubspotSecret !== undefined && {
+        oauth: {
+          loginUrl: config.MAILVET_HUBSPOT_LOGIN_URL ?? 'https://app.hubspot.com',
+          clientId: hubspotId,
+          clientSecret: hubspotSecret,
+        },
+      }),
   });
   return new IntegrationService({
     store,
     vault: new CredentialVault(secretKey),
     // Another platform: its adapter folder under src/integrations/, and its entry here.
-    providers: [mailchimp, ...(options.moreProviders ?? [])],
+    providers: [mailchimp, hubspot, ...(options.moreProviders ?? [])],
     ...(now && { now }),
+    ...(options.audit && { audit: options.audit }),
   });
 }

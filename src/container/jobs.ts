@@ -2,11 +2,13 @@
  * The composition of background work, beside `index.ts`: the queue picked from
  * configuration (in-process embedded, BullMQ with REDIS_URL), and a process's job runtime with the
  * kinds and periodic tasks each domain contributes (list runs, the list sweep, webhook dispatch,
- * the removal of expired sessions).
+ * the removal of expired sessions and of expired audit log entries, the deletion of list results
+ * past their retention).
  */
 import { sessionSweepTask } from '../accounts/session-sweep.ts';
 import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
 import { sendWebhook } from '../adapters/webhooks/http-sender.ts';
+import { auditExpiryTask } from '../audit/audit-expiry.ts';
 import type { Config } from '../config.ts';
 import { ACTIVE_RUN_STATES, RUN_JOB, type RunStore } from '../integrations/runs/ports.ts';
 import { scheduleTask } from '../integrations/schedules/schedule-task.ts';
@@ -17,6 +19,7 @@ import { listSweepTask } from '../lists/list-sweep.ts';
 import { listTurnsHandler } from '../lists/list-turns.ts';
 import { LIST_JOB, type ListStore } from '../lists/ports.ts';
 import { meteredDailyUsage } from '../observability/metered-verification.ts';
+import { retentionTask } from '../privacy/retention-task.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { recordListEnd } from '../webhooks/events.ts';
 import { nextAttemptDelayMs } from '../webhooks/retry.ts';
@@ -139,6 +142,15 @@ export function startWorker(services: Services): JobRuntime {
       scheduleTask({ store: store.schedules, runs: services.runs, now: services.now ?? now, log }),
       { name: 'webhook delivery', everyMs: WEBHOOK_POLL_MS, run: () => webhooks.deliverDue() },
       sessionSweepTask({ users: store.users, now, log }),
+      auditExpiryTask({ log: store.audit, now: services.now ?? now, report: log }),
+      retentionTask({
+        store: store.privacy,
+        plans,
+        defaultDays: services.privacy.defaultRetentionDays,
+        now: services.now ?? now,
+        everyMs: config.MAILVET_LIST_SWEEP_MS,
+        log,
+      }),
     ],
     concurrency: config.MAILVET_WORKER_CONCURRENCY,
     log,

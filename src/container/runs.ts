@@ -5,6 +5,7 @@
  */
 import type { Plan } from '../accounts/plans.ts';
 import { effectiveLimits, storageLimits } from '../accounts/plans.ts';
+import type { AuditTrail } from '../audit/audit-trail.ts';
 import type { FeedbackService } from '../feedback/feedback-service.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
 import { RUN_JOB } from '../integrations/runs/ports.ts';
@@ -26,6 +27,8 @@ export interface RunDeps {
   now?: () => Date;
   /** Records audiences' cleaned members as hard bounces (the worker side). */
   feedback?: FeedbackService;
+  /** Records the runs people start and cancel (the API side). */
+  audit?: AuditTrail;
 }
 
 /** The rows another list of the account may hold (throws ListLimitError when it has no room). */
@@ -51,6 +54,7 @@ export function createRuns(deps: RunDeps): RunService {
       await room(accountId);
     },
     ...(deps.now && { now: deps.now }),
+    ...(deps.audit && { audit: deps.audit }),
     onEnqueueError: (runId, error) =>
       deps.log.warn({ err: error, runId }, 'run not queued yet (the sweep will)'),
   });

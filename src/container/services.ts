@@ -4,6 +4,7 @@
  */
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
+import type { AuditTrail } from '../audit/audit-trail.ts';
 import type { Config } from '../config.ts';
 import type { DoctorAccess } from '../doctor/doctor-service.ts';
 import type { FeedbackService } from '../feedback/feedback-service.ts';
@@ -16,6 +17,7 @@ import type { WatchService } from '../integrations/watches.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import type { ListService } from '../lists/list-service.ts';
 import type { MetricsExposition, MetricsRecorder } from '../observability/ports.ts';
+import type { DataProtection } from '../privacy/data-protection.ts';
 import type { DomainCheckService } from '../sender-checks/domain-check-service.ts';
 import type { Store } from '../store.ts';
 import type { DailyUsageRecorder } from '../usage/daily-usage.ts';
@@ -61,6 +63,10 @@ export interface Services {
   runs: RunService;
   /** Schedules of runs (the worker's task starts their runs). */
   schedules: ScheduleService;
+  /** The audit log: every change in an account, recorded and read back. */
+  audit: AuditTrail;
+  /** Erasure of an address, and the default retention of list results. */
+  privacy: DataProtection;
   /** MAILVET_SECRET_KEY (or the embedded one): signs webhooks. */
   secretKey: Buffer;
   /** The probe host's health (`mailvet doctor`'s report): the start-up line and the operators' panel. */

@@ -12,6 +12,8 @@ import { InFlightWaitExceeded, RedisInFlightLimiter } from '../adapters/integrat
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../adapters/rate-limit/redis.ts';
 import { withFallback } from '../adapters/redis/with-fallback.ts';
+import { MemoryRequestWindow } from '../adapters/request-window/memory.ts';
+import { RedisRequestWindow } from '../adapters/request-window/redis.ts';
 import { MemoryResultCache } from '../adapters/result-cache/memory.ts';
 import { RedisResultCache } from '../adapters/result-cache/redis.ts';
 import { MemoryCatchAllStore } from '../adapters/smtp/catch-all/memory.ts';
@@ -19,7 +21,7 @@ import { RedisCatchAllStore } from '../adapters/smtp/catch-all/redis.ts';
 import { MemoryHostLimiter } from '../adapters/smtp/host-limiter/memory.ts';
 import { RedisHostLimiter } from '../adapters/smtp/host-limiter/redis.ts';
 import { type CatchAllStore, HostBusyError, type HostSessionLimiter } from '../adapters/smtp/ports.ts';
-import type { InFlightLimiter } from '../integrations/ports.ts';
+import type { InFlightLimiter, RequestWindow } from '../integrations/ports.ts';
 import type { RateLimiter, ResultCache } from '../usage/ports.ts';
 import type { Clock } from '../verification/ports.ts';
 
@@ -29,7 +31,11 @@ export const SHARED_HOST_SESSIONS = 2;
 /** How each shared piece falls back: the words of its two log lines, the methods it routes. */
 export const FALLBACKS = {
   rateLimiter: { component: 'rate limiter', fallback: 'per-process limits', methods: ['take'] },
-  resultCache: { component: 'result cache', fallback: 'an in-process cache', methods: ['get', 'set'] },
+  resultCache: {
+    component: 'result cache',
+    fallback: 'an in-process cache',
+    methods: ['get', 'set', 'delete'],
+  },
   dnsAnswers: { component: 'DNS cache', fallback: 'an in-process DNS cache', methods: ['get', 'set'] },
   catchAll: {
     component: 'catch-all cache',
@@ -50,6 +56,11 @@ export const FALLBACKS = {
     // No free slot in time is Redis's answer, not its failure.
     isAnswer: (error: unknown) => error instanceof InFlightWaitExceeded,
   },
+  requestWindow: {
+    component: 'HubSpot request window',
+    fallback: 'per-process request window',
+    methods: ['reserve'],
+  },
 } as const;
 
 /** The Redis-backed pieces, each with its in-process fallback. */
@@ -61,6 +72,8 @@ export interface SharedState {
   hostLimiter: HostSessionLimiter;
   /** Requests in flight to one Mailchimp account, across every process. */
   inFlight: InFlightLimiter;
+  /** Requests to one HubSpot portal in its rolling 10 seconds, across every process. */
+  requestWindow: RequestWindow;
 }
 
 /** Builds every shared piece on one Redis client. */
@@ -104,5 +117,9 @@ export function sharedState(
       new MemoryInFlightLimiter(),
       { ...FALLBACKS.inFlight, warn },
     ),
+    requestWindow: withFallback<RequestWindow>(new RedisRequestWindow(redis), new MemoryRequestWindow(), {
+      ...FALLBACKS.requestWindow,
+      warn,
+    }),
   };
 }

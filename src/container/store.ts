@@ -61,12 +61,14 @@ export const RETIRED_OPERATORS_WARNING =
 export async function openConfiguredStore(
   config: Config,
   plans?: Readonly<Record<string, Plan>>,
+  options: { backgroundCheckpoints?: boolean } = {},
 ): Promise<Store> {
   return openStore({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.MAILVET_DATA_DIR,
     plans: plans ?? (await loadPlans(config)),
     operators: config.MAILVET_OPERATORS,
+    ...options,
   });
 }
 

@@ -37,6 +37,10 @@ export interface FeedbackServiceDeps {
   /** Paces requests per account, with its rate per second; unpaced without it. */
   pace?: { rateLimiter: RateLimiter; requestsPerSecond: number };
   now?: () => Date;
+  /** How long an account's having feedback or none is believed (default FEEDBACK_PRESENCE_TTL_MS). */
+  presenceTtlMs?: number;
+  /** Milliseconds from any fixed origin, for that interval (default performance.now). */
+  monotonicMs?: () => number;
 }
 
 /** A refused event: its position in the request and what is wrong. */
@@ -66,10 +70,23 @@ export interface ImportOutcome {
 /** Hard bounces stored per import call: one transaction each, so a long import never holds the account's row long. */
 const IMPORT_CHUNK = 1_000;
 
+/**
+ * How long an account's having feedback or none is believed before it is asked again, ms. Most
+ * accounts never send feedback, and asking for an address's feedback on every verification was a
+ * store lookup per request for nothing. Feedback this process records is seen at once (the belief
+ * is dropped); feedback another process records is seen within this time. A bounce is reported
+ * minutes to days after a send: a second is nothing beside that.
+ */
+export const FEEDBACK_PRESENCE_TTL_MS = 1000;
+/** Accounts whose presence is remembered, at most (the oldest are forgotten first). */
+const PRESENCE_ENTRIES = 10_000;
+
 /** Records feedback and applies it to verdicts. */
 export class FeedbackService {
   readonly #deps: FeedbackServiceDeps;
   readonly #now: () => Date;
+  /** Per account: whether it has any feedback, and when that was last asked (performance.now()). */
+  readonly #presence = new Map<string, { has: boolean; at: number }>();
 
   constructor(deps: FeedbackServiceDeps) {
     this.#deps = deps;
@@ -100,6 +117,7 @@ export class FeedbackService {
       else if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, ...checked });
     }
     if (problems.length > 0) return { kind: 'invalid', problems };
+    this.#presence.delete(accountId);
     return this.#deps.store.record(accountId, records, await this.#maxEvents(accountId, planEvents));
   }
 
@@ -126,6 +144,7 @@ export class FeedbackService {
       else records.push(record);
     }
     const maxEvents = await this.#maxEvents(accountId);
+    this.#presence.delete(accountId);
     for (let i = 0; i < records.length; i += IMPORT_CHUNK) {
       const stored = await this.#deps.store.record(accountId, records.slice(i, i + IMPORT_CHUNK), maxEvents);
       if (stored.kind === 'full') return { ...outcome, full: true };
@@ -140,8 +159,22 @@ export class FeedbackService {
     if (!mayBeBounced(result)) return result;
     const identity = feedbackAddressOf(result.email);
     if (identity === null) return result;
+    if (!(await this.#hasFeedback(accountId))) return result;
     const feedback = await this.#deps.store.outcomeOf(accountId, identity.address);
     return isBounced(feedback) ? bouncedResult(result) : result;
+  }
+
+  /** Whether the account has any feedback, as last asked within FEEDBACK_PRESENCE_TTL_MS. */
+  async #hasFeedback(accountId: string): Promise<boolean> {
+    const known = this.#presence.get(accountId);
+    const now = this.#deps.monotonicMs?.() ?? performance.now();
+    const ttl = this.#deps.presenceTtlMs ?? FEEDBACK_PRESENCE_TTL_MS;
+    if (known !== undefined && now - known.at < ttl) return known.has;
+    const has = await this.#deps.store.hasEvents(accountId);
+    this.#presence.delete(accountId);
+    if (this.#presence.size >= PRESENCE_ENTRIES) this.#presence.delete(this.#presence.keys().next().value!);
+    this.#presence.set(accountId, { has, at: now });
+    return has;
   }
 
   /** The account's feedback at a domain (catch-all confidence reads its bounce rate). */

@@ -63,4 +63,6 @@ export interface FeedbackStore {
   deliveredAtDomain(accountId: string, domain: string, limit: number): Promise<string[]>;
   /** How many events the account has stored. */
   countEvents(accountId: string): Promise<number>;
+  /** Whether the account has stored any event (one index probe, whatever their number). */
+  hasEvents(accountId: string): Promise<boolean>;
 }

@@ -10,6 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import fp from 'fastify-plugin';
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
+import type { AuditTrail } from '../audit/audit-trail.ts';
 import type { DoctorAccess } from '../doctor/doctor-service.ts';
 import type { FeedbackService } from '../feedback/feedback-service.ts';
 import type { CampaignCheckService } from '../integrations/campaign-check.ts';
@@ -20,6 +21,7 @@ import type { WatchService } from '../integrations/watches.ts';
 import type { ListService } from '../lists/list-service.ts';
 import { NO_METRICS } from '../observability/noop.ts';
 import type { MetricsExposition, MetricsRecorder } from '../observability/ports.ts';
+import type { DataProtection } from '../privacy/data-protection.ts';
 import type { DomainCheckService } from '../sender-checks/domain-check-service.ts';
 import type { Store } from '../store.ts';
 import type { RateLimiter } from '../usage/ports.ts';
@@ -80,6 +82,10 @@ export interface AppDeps {
   feedback?: Pick<FeedbackService, 'submit'>;
   /** Sender-domain checks (POST /api/v1/domains/check). */
   domainChecks?: Pick<DomainCheckService, 'check'>;
+  /** The audit log (GET /api/v1/audit, and the changes the routes record). */
+  audit?: AuditTrail;
+  /** Erasure (DELETE /api/v1/addresses/{email}), the account's settings and its export. */
+  privacy?: DataProtection;
   /** A list upload whose body stops arriving for this long is refused (408), ms [30,000]. */
   uploadIdleTimeoutMs?: number;
   /** A list upload that takes longer than this in all is refused (408), ms [3,600,000]. */

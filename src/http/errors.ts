@@ -37,6 +37,11 @@ export const ERROR_CODES = {
     status: 409,
     message: 'The platform refused the integration’s credentials: connect it again',
   },
+  results_expired: {
+    status: 410,
+    message:
+      "The list's results were deleted at the end of the account's retention; the list keeps its counts",
+  },
   payload_too_large: { status: 413, message: 'The request body is larger than this endpoint accepts' },
   storage_limit_reached: { status: 413, message: "The account's lists hold as many rows as its plan allows" },
   validation_failed: { status: 422, message: 'The request body is not valid' },
@@ -136,6 +141,11 @@ function byteSize(bytes: number): string {
 /** 404 for a list that does not exist or belongs to another account (the two look alike). */
 export function listNotFound(): ApiError {
   return new ApiError('not_found', { message: 'No such list' });
+}
+
+/** 410 for the results of a list whose retention is over (the list itself stays). */
+export function resultsExpired(): ApiError {
+  return new ApiError('results_expired');
 }
 
 /** 409 for an action the list's state does not allow. */

@@ -3,8 +3,10 @@
  * Fastify compiles one Ajv validator per route part and one fast-json-stringify function per route
  * and status at `ready`: for this API that was most of the start-up time after loading modules,
  * and memory held for routes most processes never serve. Each is compiled the first time it is
- * needed, then reused. `compileAll` compiles every one now, so a test proves that every schema
- * compiles without calling each route.
+ * needed, then reused. The compilers themselves are made on first use too: making Ajv's validates
+ * every shared schema against the JSON Schema meta-schema, which it compiles first (about a tenth
+ * of a start). `compileAll` compiles every one now, so a test proves that every schema compiles
+ * without calling each route.
  */
 import AjvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -47,7 +49,11 @@ export function lazyCompilers(): LazyCompilers {
 
   const eagerValidators = AjvCompiler();
   const buildValidator = ((...[externalSchemas, options]: Parameters<ValidatorFactory>) => {
-    const compile = eagerValidators(externalSchemas, options);
+    let compiler: ReturnType<ValidatorFactory> | undefined;
+    const compile = (route: never) => {
+      compiler ??= eagerValidators(externalSchemas, options);
+      return compiler(route);
+    };
     return (route: { method: string; url: string; httpPart: string }) => {
       const compiled = deferred(
         () => compile(route as never) as unknown as Compiled & { errors?: unknown },
@@ -68,7 +74,11 @@ export function lazyCompilers(): LazyCompilers {
 
   const eagerSerializers = SerializerSelector();
   const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-    const compile = eagerSerializers(externalSchemas, options);
+    let compiler: ReturnType<SerializerFactory> | undefined;
+    const compile: ReturnType<SerializerFactory> = (route) => {
+      compiler ??= eagerSerializers(externalSchemas, options);
+      return compiler(route);
+    };
     return (route) => {
       const compiled = deferred(
         () => compile(route),

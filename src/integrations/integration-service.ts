@@ -5,9 +5,12 @@
  * every later use says so instead of asking again.
  */
 import { randomUUID } from 'node:crypto';
+import { type AuditTrail, recordChange } from '../audit/audit-trail.ts';
+import type { Initiator } from '../audit/ports.ts';
 import type { CredentialVault } from './credentials.ts';
 import {
   type Audience,
+  CredentialInsufficient,
   type Integration,
   type IntegrationStore,
   type OpenedCredential,
@@ -23,6 +26,8 @@ export interface IntegrationServiceDeps {
   vault: CredentialVault;
   /** The platforms that can be connected; adding one is a new adapter folder and an entry here. */
   providers: readonly Provider[];
+  /** Records connections and disconnections made by someone (`by`). */
+  audit?: AuditTrail;
   now?: () => Date;
 }
 
@@ -80,12 +85,13 @@ export class IntegrationService {
     accountId: string,
     providerName: ProviderName,
     apiKey: string,
+    by?: Initiator,
   ): Promise<Integration> {
     const provider = this.#offered(providerName);
     const dc = provider.apiKeyDc(apiKey.trim());
     if (dc === null)
       throw new ConnectRefused('api_key', `Not a ${provider.label} API key: ${provider.apiKeyShape}`);
-    return this.#connect(accountId, provider, { kind: 'api_key', secret: apiKey.trim(), dc });
+    return this.#connect(accountId, provider, { kind: 'api_key', secret: apiKey.trim(), dc }, by);
   }
 
   /** Connects with an OAuth access token and the data centre the platform named for it. */
@@ -94,20 +100,28 @@ export class IntegrationService {
     providerName: ProviderName,
     accessToken: string,
     dc: string,
+    by?: Initiator,
   ): Promise<Integration> {
-    return this.#connect(accountId, this.#offered(providerName), {
-      kind: 'oauth',
-      secret: accessToken,
-      dc,
-    });
+    return this.#connect(
+      accountId,
+      this.#offered(providerName),
+      { kind: 'oauth', secret: accessToken, dc },
+      by,
+    );
   }
 
-  async #connect(accountId: string, provider: Provider, credential: OpenedCredential): Promise<Integration> {
+  async #connect(
+    accountId: string,
+    provider: Provider,
+    credential: OpenedCredential,
+    by: Initiator | undefined,
+  ): Promise<Integration> {
     const id = `int_${randomUUID().replaceAll('-', '')}`;
     let account: Awaited<ReturnType<ProviderSession['account']>>;
     try {
       account = await provider.session(credential, `${provider.name}:${credential.dc}:${id}`).account();
     } catch (error) {
+      if (error instanceof CredentialInsufficient) throw new ConnectRefused('api_key', error.message);
       if (error instanceof ProviderAuthError) {
         const { label } = provider;
         throw new ConnectRefused(
@@ -117,7 +131,7 @@ export class IntegrationService {
       }
       throw error;
     }
-    return this.#deps.store.createIntegration({
+    const integration = await this.#deps.store.createIntegration({
       id,
       accountId,
       provider: provider.name,
@@ -130,6 +144,12 @@ export class IntegrationService {
       sealedCredential: this.#deps.vault.seal(JSON.stringify(credential), id),
       createdAt: (this.#deps.now?.() ?? new Date()).toISOString(),
     });
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'integration.connected',
+      targetId: integration.id,
+      details: { ...describe(integration), with: credential.kind },
+    });
+    return integration;
   }
 
   /** The platforms whose OAuth flow the operator configured. */
@@ -153,8 +173,15 @@ export class IntegrationService {
   }
 
   /** Disconnects: the row and its sealed credential are deleted. */
-  disconnect(accountId: string, id: string): Promise<boolean> {
-    return this.#deps.store.deleteIntegration(accountId, id);
+  async disconnect(accountId: string, id: string, by?: Initiator): Promise<boolean> {
+    const integration = by === undefined ? null : await this.get(accountId, id);
+    if (!(await this.#deps.store.deleteIntegration(accountId, id))) return false;
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'integration.disconnected',
+      targetId: id,
+      details: integration === null ? {} : describe(integration),
+    });
+    return true;
   }
 
   /** The platform's audiences; null when the account has no such integration. */
@@ -188,4 +215,9 @@ export class IntegrationService {
       throw new IntegrationDisconnected({ ...integration, state: 'disconnected', message });
     }
   }
+}
+
+/** What the audit log says of an integration: it is gone by the time someone reads of its removal. */
+function describe(integration: Integration) {
+  return { provider: integration.provider, account_name: integration.accountName };
 }

@@ -262,3 +262,20 @@ export interface ProviderSession {
 export interface InFlightLimiter {
   acquire(key: string, limit: number): Promise<() => void>;
 }
+
+/**
+ * A rolling window of requests per key (HubSpot's 10 seconds per portal): `reserve` records one
+ * request and resolves 0 when the window has room, else the wait in ms before it may have room. In
+ * memory for one process, on Redis across processes.
+ */
+export interface RequestWindow {
+  reserve(key: string, limit: number, windowMs: number): Promise<number>;
+}
+
+/** The platform took the credential but it lacks what Mailvet needs (HubSpot: scopes); the message says what. */
+export class CredentialInsufficient extends ProviderAuthError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CredentialInsufficient';
+  }
+}

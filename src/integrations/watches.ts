@@ -9,6 +9,8 @@
  * the work runs after, in this process.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { type AuditTrail, recordChange } from '../audit/audit-trail.ts';
+import type { Initiator } from '../audit/ports.ts';
 import type { Status } from '../verification/report.ts';
 import type { IntegrationService } from './integration-service.ts';
 import type { IntegrationStore, ProviderName, Watch } from './ports.ts';
@@ -30,6 +32,8 @@ export interface WatchServiceDeps {
   /** The hook URL of a provider's token (MAILVET_PUBLIC_URL's). */
   hookUrl: (provider: ProviderName, token: string) => string;
   log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+  /** Records the watches someone (`by`) adds and removes. */
+  audit?: AuditTrail;
   now?: () => Date;
 }
 
@@ -52,7 +56,12 @@ export class WatchService {
   }
 
   /** Watches an audience of the account's integration; null when there is no such integration. */
-  async create(accountId: string, integrationId: string, audienceId: string): Promise<Watch | null> {
+  async create(
+    accountId: string,
+    integrationId: string,
+    audienceId: string,
+    by?: Initiator,
+  ): Promise<Watch | null> {
     const integration = await this.#deps.integrations.get(accountId, integrationId);
     if (integration === null) return null;
     const token = randomBytes(32).toString('base64url');
@@ -65,19 +74,25 @@ export class WatchService {
       webhookId: null,
       createdAt: this.#now().toISOString(),
     });
+    let webhookId: string;
     try {
       // The row exists first: the platform checks the URL with a GET before it accepts it.
-      const webhookId = await this.#deps.integrations.withSession(integration, async (session) => {
+      webhookId = await this.#deps.integrations.withSession(integration, async (session) => {
         // The merge fields a new subscriber's result goes into (and a check that the audience exists).
         await session.prepareWriteBack(audienceId, WATCH_WRITES);
         return session.watch(audienceId, this.#deps.hookUrl(integration.provider, token));
       });
       await this.#deps.store.setWatchWebhook(watch.id, webhookId);
-      return { ...watch, webhookId };
     } catch (error) {
       await this.#deps.store.deleteWatch(watch.id);
       throw error;
     }
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'watch.created',
+      targetId: watch.id,
+      details: { integration_id: integrationId, audience_id: audienceId },
+    });
+    return { ...watch, webhookId };
   }
 
   /** The integration's watches; null when there is no such integration. */
@@ -87,11 +102,16 @@ export class WatchService {
   }
 
   /** Removes the watch and its webhook; false when there is no such watch. */
-  async remove(accountId: string, integrationId: string, watchId: string): Promise<boolean> {
+  async remove(accountId: string, integrationId: string, watchId: string, by?: Initiator): Promise<boolean> {
     const watch = await this.#deps.store.findWatch(accountId, integrationId, watchId);
     if (watch === null) return false;
     await this.#unwatch(watch);
     await this.#deps.store.deleteWatch(watch.id);
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'watch.deleted',
+      targetId: watch.id,
+      details: { integration_id: integrationId, audience_id: watch.audienceId },
+    });
     return true;
   }
 

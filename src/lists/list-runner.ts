@@ -201,7 +201,7 @@ export class ListRunner {
           await this.#drain(list, ceiling, fresh, buffer, state, async () => {
             const batch = await lists.pendingAddresses(list.id, cursor, this.#batchSize, next.value);
             const last = batch.at(-1);
-            if (last !== undefined) cursor = { domain: last.domain, firstRow: last.firstRow };
+            if (last !== undefined) cursor = { domain: last.domain, addressKey: last.addressKey };
             return batch;
           });
         }

@@ -4,9 +4,11 @@
  * the routes call it. The work itself is the runner's, reached through the queue.
  */
 
+import { type AuditTrail, recordChange } from '../audit/audit-trail.ts';
+import type { Initiator } from '../audit/ports.ts';
 import type { JobQueue } from '../jobs/ports.ts';
 import { monthOf } from '../usage/months.ts';
-import { addressKeyOf } from '../usage/verification-service.ts';
+import { addressKeyOf, domainOfKey } from '../usage/verification-service.ts';
 import { normalizeAddress } from '../verification/checks/normalize.ts';
 import type { Status } from '../verification/report.ts';
 import { recordListEnd } from '../webhooks/events.ts';
@@ -17,8 +19,11 @@ import {
   listJob,
   type ResultFilter,
   type ResultRow,
+  type UploadedAddress,
+  type UploadedRow,
   type WebhookTargetCheck,
 } from './ports.ts';
+import { UniqueAddresses } from './upload/unique-addresses.ts';
 import { UploadError } from './upload/upload-error.ts';
 
 /** One uploaded row, as the upload parsers yield it. */
@@ -56,6 +61,8 @@ export interface ListServiceDeps {
   now?: () => Date;
   /** Told when a queue message could not be sent (the list still runs: workers sweep the store). */
   onEnqueueError?: (listId: string, error: unknown) => void;
+  /** Records the lists someone (`by`) deletes. */
+  audit?: AuditTrail;
 }
 
 /**
@@ -67,6 +74,8 @@ export interface ListServiceDeps {
  */
 const UPLOAD_BATCH = 1000;
 const UPLOAD_BATCH_BYTES = 1024 * 1024;
+/** Addresses stored per write at the end of an upload (a few milliseconds of SQLite each). */
+const ADDRESS_WRITE = 2000;
 /** Rows read per store query while results stream out. */
 const RESULT_PAGE = 1000;
 
@@ -123,29 +132,35 @@ export class ListService {
     const listId = await lists.beginList(upload, this.#now());
     try {
       await onBegin?.(listId);
-      let batch = [];
+      let batch: UploadedRow[] = [];
       let batchBytes = 0;
       let rowNumber = 0;
+      const unique = new UniqueAddresses();
       for await (const row of rows) {
         rowNumber += 1;
         if (limits !== undefined && rowNumber > limits.rows) throw storedRowsError(limits.maxStoredRows);
         const email = row.email.trim();
         const normalized = normalizeAddress(email);
-        batch.push({
+        const addressKey = addressKeyOf(normalized);
+        const uploaded: UploadedRow = {
           rowNumber,
           email,
-          addressKey: addressKeyOf(normalized),
-          domain: (normalized.asciiDomain ?? normalized.rawDomain).toLowerCase(),
+          addressKey,
+          domain: domainOfKey(addressKey),
           fields: row.fields ?? null,
-        });
+        };
+        batch.push(uploaded);
         batchBytes += email.length + fieldsLength(row.fields);
         if (batch.length >= UPLOAD_BATCH || batchBytes >= UPLOAD_BATCH_BYTES) {
           await lists.addRows(listId, batch, this.#now());
           batch = [];
           batchBytes = 0;
         }
+        const full = unique.add(uploaded);
+        if (full !== null) await this.#storeAddresses(listId, full);
       }
       if (batch.length > 0) await lists.addRows(listId, batch, this.#now());
+      await this.#storeAddresses(listId, unique.take());
       const finalDetails = details();
       await this.checkWebhookTarget(finalDetails.webhookUrl);
       const list = await lists.finishUpload(listId, this.#now(), finalDetails);
@@ -154,6 +169,13 @@ export class ListService {
     } catch (error) {
       await lists.deleteList(listId).catch(() => {});
       throw error;
+    }
+  }
+
+  /** Stores an upload's addresses (sorted) a slice at a time: each slice is one short write. */
+  async #storeAddresses(listId: string, addresses: readonly UploadedAddress[]): Promise<void> {
+    for (let start = 0; start < addresses.length; start += ADDRESS_WRITE) {
+      await this.#deps.lists.addAddresses(listId, addresses.slice(start, start + ADDRESS_WRITE), this.#now());
     }
   }
 
@@ -213,10 +235,15 @@ export class ListService {
   }
 
   /** Removes a list and all its data, whatever its state (a running one stops). */
-  async remove(accountId: string, listId: string): Promise<boolean> {
+  async remove(accountId: string, listId: string, by?: Initiator): Promise<boolean> {
     const list = await this.#deps.lists.getList(listId, accountId);
     if (list === null) return false;
     await this.#deps.lists.deleteList(listId);
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'list.deleted',
+      targetId: listId,
+      details: { name: list.name, state: list.state, rows: list.counts.total },
+    });
     return true;
   }
 

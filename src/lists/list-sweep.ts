@@ -4,11 +4,11 @@
  * because the store arbitrates:
  * - unfinished uploads of a process that died are removed;
  * - lists paused for quota resume once their key has quota again (a new month, a higher quota);
- * - runnable lists are (re-)queued, so a list whose message was lost or whose worker died resumes;
- * - finished lists past their plan's retention are deleted, rows and results with them (SQLite
- *   reuses the freed pages for later lists).
+ * - runnable lists are (re-)queued, so a list whose message was lost or whose worker died resumes.
+ * Finished lists' results past their retention are deleted by the retention task
+ * (privacy/retention-task.ts); the lists themselves stay.
  */
-import { DEFAULT_PLAN, type Plan, storageLimits } from '../accounts/plans.ts';
+import type { Plan } from '../accounts/plans.ts';
 import type { AccountStore } from '../accounts/ports.ts';
 import type { PeriodicTask } from '../jobs/periodic-tasks.ts';
 import type { JobQueue } from '../jobs/ports.ts';
@@ -44,8 +44,6 @@ export function listSweepTask(deps: ListSweepDeps): PeriodicTask {
       await resumeQuotaPaused(deps, now());
       for (const listId of await deps.store.lists.runnableListIds())
         await deps.queue.enqueue(listJob(listId));
-      const expired = await deleteExpiredLists(deps, now());
-      if (expired > 0) deps.log('info', 'deleted lists past their retention', { deleted: expired });
     },
   };
 }
@@ -67,25 +65,4 @@ async function resumeQuotaPaused(deps: ListSweepDeps, at: Date): Promise<void> {
       await deps.queue.enqueue(listJob(id));
     }
   }
-}
-
-/** Lists deleted per sweep at most: a backlog goes over a few sweeps, never one long stall. */
-const EXPIRED_PER_SWEEP = 20;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Deletes finished lists past their key's plan's retention; returns how many. */
-async function deleteExpiredLists(deps: ListSweepDeps, now: Date): Promise<number> {
-  const cutoff = (plan: Plan | undefined) =>
-    new Date(now.getTime() - storageLimits(plan).retentionDays * DAY_MS);
-  const endedBefore = Object.fromEntries(
-    Object.entries(deps.plans).map(([name, plan]) => [name, cutoff(plan)]),
-  );
-  // A key on a plan the plans file no longer has is treated as on the default plan (as its limits are).
-  const expired = await deps.store.lists.expiredLists(
-    endedBefore,
-    cutoff(deps.plans[DEFAULT_PLAN]),
-    EXPIRED_PER_SWEEP,
-  );
-  for (const listId of expired) await deps.store.lists.deleteList(listId);
-  return expired.length;
 }

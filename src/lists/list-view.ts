@@ -29,6 +29,13 @@ export interface ListView {
   started_at: string | null;
   finished_at: string | null;
   updated_at: string;
+  /**
+   * True once the rows and results were deleted at the end of the account's retention: the list
+   * stays with its counts, and its results answer 410 `results_expired`.
+   */
+  results_expired: boolean;
+  /** When they were deleted; null while kept. */
+  results_expired_at: string | null;
   links: { self: string; results: string };
 }
 
@@ -57,6 +64,8 @@ export function listView(list: ListRecord): ListView {
     started_at: list.startedAt,
     finished_at: list.finishedAt,
     updated_at: list.updatedAt,
+    results_expired: (list.resultsExpiredAt ?? null) !== null,
+    results_expired_at: list.resultsExpiredAt ?? null,
     links: { self, results: `${self}/results` },
   };
 }

@@ -57,6 +57,11 @@ export interface ListRecord {
    * address left has a provisional result): when the first is due. A client sees why it stands still.
    */
   recheckAt?: string;
+  /**
+   * When its rows and results were deleted, its retention over (the list stays, with its counts);
+   * null or absent while they are kept.
+   */
+  resultsExpiredAt?: string | null;
 }
 
 export interface NewList {
@@ -79,6 +84,16 @@ export interface UploadedRow {
   fields: string[] | null;
 }
 
+/** A unique address of an upload: where it first appears and how many of its rows name it. */
+export interface UploadedAddress {
+  addressKey: string;
+  /** As its first row wrote it. */
+  email: string;
+  domain: string;
+  firstRow: number;
+  rowCount: number;
+}
+
 /** A unique address still to verify. */
 export interface PendingAddress {
   addressKey: string;
@@ -92,10 +107,13 @@ export interface PendingAddress {
   attempts: number;
 }
 
-/** Where a walk over the pending addresses stopped: they are walked by domain, then row. */
+/**
+ * Where a walk over the pending addresses stopped: they are walked by domain, then address key,
+ * the order they are stored in (so one batch's charges and results touch neighbouring pages).
+ */
 export interface PendingCursor {
   domain: string;
-  firstRow: number;
+  addressKey: string;
 }
 
 /** One row of the results download. */
@@ -173,10 +191,16 @@ export interface ListStore extends WebhookOutbox {
   /** Starts an upload: the list exists, hidden (`uploading`), until `finishUpload`. */
   beginList(input: NewList, now: Date): Promise<string>;
   /**
-   * Stores a batch of rows and their addresses (duplicates, in the batch or before, merge), and
-   * marks the upload alive at `now`, so the stale-upload sweep leaves a long upload alone.
+   * Stores a batch of rows (their addresses come apart, through `addAddresses`), and marks the
+   * upload alive at `now`, so the stale-upload sweep leaves a long upload alone.
    */
   addRows(listId: string, rows: readonly UploadedRow[], now: Date): Promise<void>;
+  /**
+   * Stores an upload's unique addresses, best given sorted by domain then key (the order they are
+   * stored in); an address stored before merges (its rows add up, its first row stays the first).
+   * The upload's month is kept as the charge month to be, so charging rewrites it in place.
+   */
+  addAddresses(listId: string, addresses: readonly UploadedAddress[], now: Date): Promise<void>;
   /**
    * Counts the rows and addresses and makes the list `queued`. The name and webhook are set here:
    * a streamed JSON upload may name them after its rows.
@@ -247,7 +271,7 @@ export interface ListStore extends WebhookOutbox {
   quotaPausedLists(): Promise<Array<{ id: string; apiKeyId: string }>>;
 
   /**
-   * Pending addresses not waiting for a re-check, by domain then row, after `cursor`; with
+   * Pending addresses not waiting for a re-check, by domain then key, after `cursor`; with
    * `domain`, only that domain's.
    */
   pendingAddresses(

@@ -35,6 +35,7 @@ export function meteredResultCache(cache: ResultCache, metrics: MetricsRecorder)
       return found;
     },
     set: (address, result, ttlSeconds) => cache.set(address, result, ttlSeconds),
+    delete: (address) => cache.delete(address),
   };
 }
 

@@ -79,6 +79,13 @@ export class CatchAllContext implements CatchAllAssessor {
     return withCatchAllAssessment(result, assessCatchAll(input));
   }
 
+  /** Forgets what was read for the account at `domain` (an erasure there): read afresh next time. */
+  forget(accountId: string, domain: string): void {
+    for (const key of this.#contexts.keys()) {
+      if (key.startsWith(`${accountId}\n`) && key.endsWith(`\n${domain}`)) this.#contexts.delete(key);
+    }
+  }
+
   #contextOf(accountId: string, listId: string | undefined, domain: string): Promise<DomainContext> {
     const key = `${accountId}\n${listId ?? ''}\n${domain}`;
     const known = this.#contexts.get(key);

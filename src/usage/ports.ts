@@ -97,4 +97,6 @@ export interface RateLimiter {
 export interface ResultCache {
   get(address: string): Promise<VerificationResult | undefined>;
   set(address: string, result: VerificationResult, ttlSeconds: number): Promise<void>;
+  /** Forgets the address's result (an erasure); true when one was kept. */
+  delete(address: string): Promise<boolean>;
 }

@@ -237,6 +237,15 @@ export function addressKeyOf(normalized: ReturnType<typeof normalizeAddress>): s
   return `${normalized.localPart}@${normalized.asciiDomain ?? normalized.rawDomain}`;
 }
 
+/**
+ * The domain a list groups an address under (lower-case), read back from its key: the key ends in
+ * `@` and the domain, which never holds an `@` (the address is split at its last one). Lists store
+ * and find their addresses by (domain, key), so this must stay the one way to get it.
+ */
+export function domainOfKey(addressKey: string): string {
+  return addressKey.slice(addressKey.lastIndexOf('@') + 1).toLowerCase();
+}
+
 /** The quota headers' figures: the limit that holds the key, and what is left under both ceilings. */
 export function quotaState(ceiling: Ceiling, used: Used, now: Date): QuotaState {
   const reset = nextMonthStart(now);

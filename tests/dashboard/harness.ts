@@ -870,6 +870,17 @@ export const SCREENS: readonly Screen[] = [
       await page.getByText('Requests per second').waitFor();
     },
   },
+  {
+    name: 'audit-log',
+    title: 'audit log, with entries',
+    signedIn: true,
+    async open(page, url) {
+      await page.goto(`${url}/audit`);
+      await heading(page, 'Audit log').waitFor();
+      await page.getByRole('row', { name: /API key created/ }).waitFor();
+      await settled(page);
+    },
+  },
 ];
 
 /** Gives `context` the session of `cookie` (`mailvet_session=…`) for the server at `url`. */

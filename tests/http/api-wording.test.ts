@@ -48,7 +48,7 @@ test('a valid JSON body sent as text/plain: the Content-Type is named', async ()
 test('body fields: an unknown one named, wrong types and bounds in words', async () => {
   const cases: Array<[unknown, string, RegExp]> = [
     [{ provider: 'mailchimp', api_key: 'x', extra: 1 }, 'extra', /^Not a known field$/],
-    [{ provider: 'sendgrid', api_key: 'x' }, 'provider', /^Must be one of: mailchimp$/],
+    [{ provider: 'sendgrid', api_key: 'x' }, 'provider', /^Must be one of: mailchimp, hubspot$/],
     [{ provider: 'mailchimp', api_key: 7 }, 'api_key', /^Must be a string$/],
     [{ provider: 'mailchimp', api_key: '' }, 'api_key', /^Must be at least 1 character long$/],
   ];

@@ -62,7 +62,7 @@ describe('a second platform through the same routes, runs and hooks', () => {
     const unknown = await api('POST', '/integrations', { provider: 'nosuch', api_key: acmeKey });
     assert.equal(unknown.status, 422);
     assert.equal(unknown.body.errors[0].field, 'provider');
-    assert.equal(unknown.body.errors[0].message, 'Must be one of: mailchimp, acme');
+    assert.equal(unknown.body.errors[0].message, 'Must be one of: mailchimp, hubspot, acme');
     const misshapen = await api('POST', '/integrations', { provider: 'acme', api_key: 'abc-us21' });
     assert.equal(misshapen.status, 422);
     assert.equal(misshapen.body.errors[0].field, 'api_key');

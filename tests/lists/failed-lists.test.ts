@@ -13,6 +13,7 @@ import { openStore } from '../../src/adapters/store/open-store.ts';
 import { failListsGivenUp } from '../../src/container/jobs.ts';
 import { job } from '../adapters/queue/queue-test-helpers.ts';
 import { createKey } from '../adapters/store/store-fixtures.ts';
+import { addUploadRows } from '../helpers/list-upload.ts';
 
 test('a list that fails on every attempt is marked failed, its webhook told, and the failures logged', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'mailvet-failed-'));
@@ -23,7 +24,8 @@ test('a list that fails on every attempt is marked failed, its webhook told, and
       { accountId: key.accountId, apiKeyId: key.id, source: 'json', header: null },
       new Date(),
     );
-    await store.lists.addRows(
+    await addUploadRows(
+      store.lists,
       id,
       [{ rowNumber: 1, email: 'a@b.test', addressKey: 'a@b.test', domain: 'b.test', fields: null }],
       new Date(),

@@ -19,6 +19,7 @@ import type { Store } from '../../src/store.ts';
 import { noEvidence } from '../../src/verification/evidence.ts';
 import type { Reason, Status, VerificationResult } from '../../src/verification/report.ts';
 import { accountUsage } from '../adapters/store/store-fixtures.ts';
+import { addUploadRows } from '../helpers/list-upload.ts';
 
 /** A fixed clock: usage lands in a known month and re-check times are exact. */
 const NOW = new Date('2026-03-10T12:00:00.000Z');
@@ -99,7 +100,7 @@ describe('ListRunner', () => {
     const owner = { accountId: key.accountId, apiKeyId: key.id };
     const id = await store.lists.beginList({ ...owner, source: 'json', header: null }, NOW);
     const rows = emails.map((email, i) => row(i + 1, email));
-    await store.lists.addRows(id, rows, NOW);
+    await addUploadRows(store.lists, id, rows, NOW);
     const list = await store.lists.finishUpload(id, NOW, { name: 'runner list', webhookUrl });
     assert.equal(list.state, 'queued');
     return id;

@@ -13,6 +13,7 @@ import type { Store } from '../../src/store.ts';
 import { CatchAllContext } from '../../src/usage/catch-all-context.ts';
 import { verificationResult } from '../adapters/store/list-store-contract.ts';
 import { createKey } from '../adapters/store/store-fixtures.ts';
+import { addUploadRows } from '../helpers/list-upload.ts';
 
 let dir: string;
 let store: Store;
@@ -36,7 +37,7 @@ async function listAt(domain: string, accountId: string, keyId: string): Promise
     const email = `${LOCALS[i % LOCALS.length]}${i >= LOCALS.length ? i : ''}@${domain}`;
     return { rowNumber: i + 1, email, addressKey: email, domain, fields: null };
   });
-  await store.lists.addRows(id, rows, new Date());
+  await addUploadRows(store.lists, id, rows, new Date());
   await store.lists.finishUpload(id, new Date(), { name: 'peers', webhookUrl: null });
   return id;
 }

@@ -65,4 +65,9 @@ export class RedisResultCache implements ResultCache {
       await this.#client.set(this.keyOf(address), value);
     }
   }
+
+  /** Deletes the address's entry; true when there was one. */
+  async delete(address: string): Promise<boolean> {
+    return (await this.#client.del(this.keyOf(address))) > 0;
+  }
 }

@@ -19,6 +19,8 @@ export class DomainQueue {
   /** Probes not yet handed to a session, first come first served. */
   readonly waiting: Waiting[] = [];
   workers = 0;
+  /** Workers in the middle of a transaction; the others share what waits. */
+  asking = 0;
   // Waiting or in a session's transaction, not yet answered.
   readonly #unanswered = new Set<Waiting>();
   readonly #workerSignals = new Set<AbortController>();
@@ -61,6 +63,11 @@ export class DomainQueue {
         this.workers -= 1;
       },
     };
+  }
+
+  /** How many waiting probes a worker free to ask takes: an even share among the free workers. */
+  get share(): number {
+    return Math.ceil(this.waiting.length / Math.max(1, this.workers - this.asking));
   }
 
   /** True when nothing waits and no worker runs: the queue can be dropped. */

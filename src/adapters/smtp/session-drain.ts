@@ -1,7 +1,8 @@
 /**
  * Asks one open session about a domain's waiting probes: transactions of up to
- * `maxRecipientsPerTransaction` RCPTs, the random catch-all address first when the domain's
- * verdict is not known, until the queue is empty, the deadline passes or the connection breaks.
+ * `maxRecipientsPerTransaction` RCPTs (`maxRecipientsPipelined` when the server pipelines, each
+ * transaction then one round trip), the random catch-all address first when the domain's verdict
+ * is not known, until the queue is empty, the deadline passes or the connection breaks.
  */
 import {
   catchAllProbeLocalPart,
@@ -15,8 +16,10 @@ import type { DomainQueue, Waiting } from './domain-queue.ts';
 import type { RcptOutcome, SmtpSession } from './smtp-session.ts';
 
 export interface DrainOptions {
-  /** RCPTs per transaction before a new MAIL FROM (a 452 "too many recipients" also starts one). */
+  /** RCPTs per transaction sent one at a time (a 452 "too many recipients" lowers it). */
   maxRecipientsPerTransaction: number;
+  /** RCPTs per pipelined transaction, the random address included (a 452 lowers it too). */
+  maxRecipientsPipelined: number;
   /** When a greylisting server gives no delay. */
   greylistRetrySeconds: number;
   random: () => number;
@@ -44,23 +47,38 @@ export async function drainQueue(
   const { domain, queue, session } = target;
   // The random address asked in this session, for the evidence of every address it answers for.
   let askedHere: CatchAllProbe | null = null;
+  // Pipelined, a transaction costs one round trip whatever its size, so it takes all it may.
+  let recipientLimit = session.pipelining
+    ? options.maxRecipientsPipelined
+    : options.maxRecipientsPerTransaction;
   // Past the deadline the session ends; whoever still waits gets a fresh worker and session.
   while (Date.now() < target.deadlineMs && !target.signal.aborted) {
-    const batch = queue.waiting.splice(0, options.maxRecipientsPerTransaction);
+    const probeCatchAll = (await catchAll.lookup(domain)) === undefined;
+    // Sessions opened together split the queue evenly; one that is free first takes what is left.
+    const room = Math.max(1, recipientLimit - (probeCatchAll ? 1 : 0));
+    const batch = queue.waiting.splice(0, Math.min(queue.share, room));
     if (batch.length === 0) return;
     const internationalized = batch.some((w) => w.request.internationalized);
-    const refused = await session.mailFrom(internationalized);
-    if (refused !== null) {
+    const randomAddress = `${catchAllProbeLocalPart(options.random)}@${domain}`;
+    const addresses = batch.map((w) => `${w.request.localPart}@${w.request.asciiDomain}`);
+    queue.asking += 1;
+    const answer = await session
+      .transaction(probeCatchAll ? [randomAddress, ...addresses] : addresses, internationalized)
+      .finally(() => {
+        queue.asking -= 1;
+      });
+    if ('refused' in answer) {
       // The server refuses our envelope: nothing about these mailboxes can be learnt here.
+      const { refused } = answer;
       const others = target.signal.aborted ? [] : queue.waiting.splice(0);
       for (const waiting of [...batch, ...others])
         waiting.resolve(unknownCheck(refused.reason, refused.reply, target));
       return;
     }
-    const probeCatchAll = (await catchAll.lookup(domain)) === undefined;
-    const randomAddress = `${catchAllProbeLocalPart(options.random)}@${domain}`;
-    const addresses = batch.map((w) => `${w.request.localPart}@${w.request.asciiDomain}`);
-    const outcomes = await session.rcptToMany(probeCatchAll ? [randomAddress, ...addresses] : addresses);
+    const { outcomes } = answer;
+    // The RCPTs before the first 452 "too many recipients" are what this server takes at once.
+    const taken = outcomes.findIndex((o) => o.verdict.kind === 'too_many_recipients');
+    if (taken > 0) recipientLimit = Math.min(recipientLimit, taken);
     const randomOutcome = probeCatchAll ? outcomes.shift()! : null;
     if (randomOutcome !== null) {
       catchAll.remember(domain, randomOutcome.verdict);

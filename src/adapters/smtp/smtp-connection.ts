@@ -34,7 +34,7 @@ export interface ConnectOptions {
 const MAX_LINE_OCTETS = 4096;
 const MAX_REPLY_LINES = 200;
 
-/** One SMTP connection; commands are sent one at a time. */
+/** One SMTP connection; commands are sent one at a time, or pipelined where the server allows. */
 export class SmtpConnection {
   #socket: net.Socket | tls.TLSSocket;
   #buffer = '';

@@ -2,9 +2,10 @@
  * The SMTP probe: MX hosts in preference order, RCPT TO without DATA, catch-all
  * detection once per domain (cached), and shared sessions: probes for one domain that arrive
  * together (a bulk request, a list) are queued and asked over one session per MX host, several
- * RCPTs per transaction. Its parts: the queue per domain (`domain-queue.ts`), opening sessions
- * under every cap and budget (`mx-connector.ts`), asking a session about the queue
- * (`session-drain.ts`) and the catch-all memory (`catch-all-memory.ts`).
+ * RCPTs per transaction (each transaction one round trip when the server offers PIPELINING). Its
+ * parts: the queue per domain (`domain-queue.ts`), opening sessions under every cap and budget
+ * (`mx-connector.ts`), asking a session about the queue (`session-drain.ts`) and the catch-all
+ * memory (`catch-all-memory.ts`).
  *
  * One tenant must not be able to stall the probe for the others: each account may hold only
  * `accountProbes` sessions at once (its share of them; a session asks many of that domain's
@@ -36,6 +37,11 @@ export interface SmtpProberOptions {
   probeTimeoutMs: number;
   /** RCPTs per transaction before a new MAIL FROM (a 452 "too many recipients" also starts one). */
   maxRecipientsPerTransaction?: number;
+  /**
+   * The same when the server offers PIPELINING (a transaction is then one round trip whatever its
+   * size); RFC 5321 §4.5.3.1.8 has every server take at least 100.
+   */
+  maxRecipientsPipelined?: number;
   /** Open sessions per MX host address, across all domains. */
   perHostSessions?: number;
   /** Open sessions in all. */
@@ -80,6 +86,7 @@ export class SmtpProber implements MailboxProber {
   constructor(dns: DnsResolver, clock: Clock, options: SmtpProberOptions) {
     this.#options = {
       maxRecipientsPerTransaction: 20,
+      maxRecipientsPipelined: 100,
       perHostSessions: 2,
       maxSessions: 200,
       accountProbes: 50,

@@ -1,12 +1,13 @@
 /**
  * An SMTP probe session with one MX host: banner, EHLO (HELO fallback), STARTTLS when offered,
- * then transactions of MAIL FROM + RCPT TO... + RSET. Never DATA.
+ * then transactions of MAIL FROM + RCPT TO... + RSET, each in one round trip when the server
+ * pipelines. Never DATA.
  */
 import { classifyRcptReply, classifySessionReply } from '../../verification/checks/smtp/classify.ts';
 import type { RcptVerdict, SmtpReply } from '../../verification/checks/smtp/reply.ts';
 import type { SmtpUnknownReason } from '../../verification/report.ts';
 import type { Dialer } from './dialer.ts';
-import { SmtpConnection, type SmtpFailure } from './smtp-connection.ts';
+import { SmtpConnection, type SmtpFailure, type SmtpResult } from './smtp-connection.ts';
 
 /** Who the probe says it is. */
 export interface ProbeIdentity {
@@ -49,6 +50,9 @@ export interface RcptOutcome {
   verdict: RcptVerdict;
   reply: SmtpReply | null;
 }
+
+/** One transaction's answer: why its envelope was refused, or each recipient's outcome in order. */
+export type TransactionAnswer = { refused: SessionFailure } | { outcomes: RcptOutcome[] };
 
 const FAILURE_REASONS: Record<SmtpFailure, SmtpUnknownReason> = {
   connect_failed: 'connect_failed',
@@ -112,42 +116,46 @@ export class SmtpSession {
     return new SmtpSession(connection, identity, greeting.extensions);
   }
 
-  /** Starts a transaction (RSET first when one is open); a refusal ends the session's use. */
-  async mailFrom(internationalized: boolean): Promise<SessionFailure | null> {
-    if (this.#inTransaction) {
-      const reset = await this.#connection.command('RSET');
-      if (!reset.ok || reset.value.code !== 250) return failure(reset);
-    }
+  /**
+   * Asks about `recipients` in one transaction (RSET first when one is open). With PIPELINING the
+   * whole transaction is one write and one round trip (RFC 2920 §3.1: RSET, MAIL and RCPT may stand
+   * anywhere in a group), its replies matched to the commands by position; otherwise command by
+   * command. A refused envelope ends the session's use.
+   */
+  async transaction(recipients: readonly string[], internationalized: boolean): Promise<TransactionAnswer> {
     const utf8 = internationalized && this.smtpUtf8 ? ' SMTPUTF8' : '';
-    const reply = await this.#connection.command(`MAIL FROM:<${this.#identity.from}>${utf8}`);
+    const mailFrom = `MAIL FROM:<${this.#identity.from}>${utf8}`;
+    const envelope = this.#inTransaction ? ['RSET', mailFrom] : [mailFrom];
+    const rcpts = recipients.map((recipient) => `RCPT TO:<${recipient}>`);
+    if (this.pipelining) {
+      const replies = await this.#connection.pipeline([...envelope, ...rcpts]);
+      for (const [i, line] of envelope.entries()) {
+        const refused = this.#envelopeRefusal(line, replies[i]!);
+        if (refused !== null) return { refused };
+      }
+      return { outcomes: replies.slice(envelope.length).map(outcomeOf) };
+    }
+    for (const line of envelope) {
+      const refused = this.#envelopeRefusal(line, await this.#connection.command(line));
+      if (refused !== null) return { refused };
+    }
+    const outcomes: RcptOutcome[] = [];
+    for (const line of rcpts) outcomes.push(outcomeOf(await this.#connection.command(line)));
+    return { outcomes };
+  }
+
+  /** Why the reply to RSET or MAIL FROM refuses the transaction; null when it goes on. */
+  #envelopeRefusal(line: string, reply: SmtpResult<SmtpReply>): SessionFailure | null {
+    if (line === 'RSET') {
+      if (!reply.ok || reply.value.code !== 250) return failure(reply);
+      this.#inTransaction = false;
+      return null;
+    }
     if (!reply.ok) return failure(reply);
     const verdict = classifySessionReply('mail_from', reply.value);
     if (verdict.kind === 'unknown') return { reason: verdict.reason, reply: reply.value, unreachable: false };
     this.#inTransaction = true;
     return null;
-  }
-
-  /** Asks about one recipient. A dropped connection is an unknown verdict with its reason. */
-  async rcptTo(address: string): Promise<RcptOutcome> {
-    const reply = await this.#connection.command(`RCPT TO:<${address}>`);
-    if (!reply.ok)
-      return { verdict: { kind: 'unknown', reason: FAILURE_REASONS[reply.failure] }, reply: null };
-    return { verdict: classifyRcptReply(reply.value), reply: reply.value };
-  }
-
-  /** Asks about several recipients in one transaction, pipelined when the server allows it. */
-  async rcptToMany(addresses: readonly string[]): Promise<RcptOutcome[]> {
-    if (!this.pipelining) {
-      const outcomes: RcptOutcome[] = [];
-      for (const address of addresses) outcomes.push(await this.rcptTo(address));
-      return outcomes;
-    }
-    const replies = await this.#connection.pipeline(addresses.map((address) => `RCPT TO:<${address}>`));
-    return replies.map((reply) =>
-      reply.ok
-        ? { verdict: classifyRcptReply(reply.value), reply: reply.value }
-        : { verdict: { kind: 'unknown', reason: FAILURE_REASONS[reply.failure] }, reply: null },
-    );
   }
 
   /** Ends politely. */
@@ -177,15 +185,19 @@ async function greet(
   return { extensions: new Set() };
 }
 
+function outcomeOf(reply: SmtpResult<SmtpReply>): RcptOutcome {
+  // No reply at all (the connection broke or timed out): unknown, with the reason.
+  if (!reply.ok) return { verdict: { kind: 'unknown', reason: FAILURE_REASONS[reply.failure] }, reply: null };
+  return { verdict: classifyRcptReply(reply.value), reply: reply.value };
+}
+
 function extensionsOf(reply: SmtpReply): Set<string> {
   // The first line is the greeting; each further line names an extension and its parameters.
   const lines = reply.text.split('\n').slice(1);
   return new Set(lines.map((line) => (line.trim().split(/\s+/)[0] ?? '').toUpperCase()));
 }
 
-function failure(
-  result: { ok: true; value: SmtpReply } | { ok: false; failure: SmtpFailure },
-): SessionFailure {
+function failure(result: SmtpResult<SmtpReply>): SessionFailure {
   if (result.ok) return { reason: 'protocol_error', reply: result.value, unreachable: false };
   return { reason: FAILURE_REASONS[result.failure], reply: null, unreachable: false };
 }

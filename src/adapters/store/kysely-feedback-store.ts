@@ -160,6 +160,16 @@ export class KyselyFeedbackStore implements FeedbackStore {
   countEvents(accountId: string): Promise<number> {
     return countOf(this.#db, accountId);
   }
+
+  async hasEvents(accountId: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom('feedback_events')
+      .select('account_id')
+      .where('account_id', '=', accountId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
 }
 
 function identityOf(event: { address: string; event: string; at: string }): string {

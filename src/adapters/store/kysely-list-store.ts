@@ -16,6 +16,7 @@ import type {
   PendingCursor,
   ResultFilter,
   ResultRow,
+  UploadedAddress,
   UploadedRow,
 } from '../../lists/ports.ts';
 import {
@@ -27,9 +28,11 @@ import {
   type ListTurn,
 } from '../../lists/ports.ts';
 import type { Used } from '../../usage/ports.ts';
+import { domainOfKey } from '../../usage/verification-service.ts';
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
-import { countColumnOf, STATUS_COUNT_COLUMNS, toListRecord } from './list-rows.ts';
+import { addressKeysIn, countColumnOf, STATUS_COUNT_COLUMNS, toListRecord } from './list-rows.ts';
+import { decodeResult } from './result-codec.ts';
 import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
 import { refundRows } from './usage-queries.ts';
 
@@ -37,7 +40,7 @@ import { refundRows } from './usage-queries.ts';
  * The writes each dialect supplies (`sqlite/list-writes.ts`, `postgres/list-writes.ts`): the
  * multi-statement ones, which must hold the list's row or run in SQLite's write batcher.
  */
-export type ListWrites = Pick<ListStore, 'addRows' | 'chargeAddresses' | 'saveResults'>;
+export type ListWrites = Pick<ListStore, 'addRows' | 'addAddresses' | 'chargeAddresses' | 'saveResults'>;
 
 /** `ListStore` on a Kysely database of either dialect. */
 export class KyselyListStore extends KyselyWebhookDeliveries implements ListStore {
@@ -76,6 +79,10 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     return this.#writes.addRows(listId, rows, now);
   }
 
+  addAddresses(listId: string, addresses: readonly UploadedAddress[], now: Date): Promise<void> {
+    return this.#writes.addAddresses(listId, addresses, now);
+  }
+
   async finishUpload(
     listId: string,
     now: Date,
@@ -102,6 +109,10 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .where('id', '=', listId)
       .where('state', '=', 'uploading')
       .execute();
+    // PostgreSQL plans the list's reads from its statistics, which autovacuum refreshes only later:
+    // on stale ones (a few hundred rows where there are a million) every page of results joined
+    // the whole list. ANALYZE samples a bounded number of rows, whatever the tables' size.
+    if (this.#kind === 'postgres') await sql`analyze list_rows, list_addresses`.execute(this.#db);
     const list = await this.getList(listId);
     if (list === null) throw new Error(`list ${listId} vanished while its upload finished`);
     return list;
@@ -112,16 +123,16 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     // Each slice is picked and deleted by the table's primary key (list_id and this column): by
     // another column, every slice scanned all of the list's rows (quadratic: half a minute for a
     // million-row list, the event loop held on SQLite).
-    for (const [table, key] of [
-      ['list_rows', 'row_number'],
-      ['list_addresses', 'address_key'],
+    for (const [table, key, columns] of [
+      ['list_rows', sql`row_number`, sql`row_number`],
+      ['list_addresses', sql`(domain, address_key)`, sql`domain, address_key`],
     ] as const) {
       for (;;) {
         const { numDeletedRows } = await this.#db
           .deleteFrom(table)
           .where('list_id', '=', listId)
-          .where(sql<boolean>`${sql.ref(key)} in (
-            select ${sql.ref(key)} from ${sql.table(table)} where list_id = ${listId} limit 10000)`)
+          .where(sql<boolean>`${key} in (
+            select ${columns} from ${sql.table(table)} where list_id = ${listId} limit 10000)`)
           .executeTakeFirst();
         if (numDeletedRows === 0n) break;
       }
@@ -145,7 +156,15 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     const row = await this.#db
       .selectFrom('lists')
       .select((eb) => [
-        eb.fn.coalesce(eb.fn.sum<number | string | bigint>('total_rows'), eb.lit(0)).as('rows'),
+        // A list whose results expired keeps its counts but no longer its rows.
+        eb.fn
+          .coalesce(
+            eb.fn.sum<number | string | bigint>(
+              eb.case().when('results_expired_at', 'is', null).then(eb.ref('total_rows')).else(0).end(),
+            ),
+            eb.lit(0),
+          )
+          .as('rows'),
         eb.fn
           .sum<number | string | bigint>(eb.case().when('state', 'in', finished).then(0).else(1).end())
           .as('unfinished'),
@@ -380,9 +399,9 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .where('retry_at', 'is', null);
     if (domain !== undefined) query = query.where('domain', '=', domain);
     if (cursor !== null) {
-      query = query.where(sql<boolean>`(domain, first_row) > (${cursor.domain}, ${cursor.firstRow})`);
+      query = query.where(sql<boolean>`(domain, address_key) > (${cursor.domain}, ${cursor.addressKey})`);
     }
-    const rows = await query.orderBy('domain').orderBy('first_row').limit(limit).execute();
+    const rows = await query.orderBy('domain').orderBy('address_key').limit(limit).execute();
     return rows.map(toPendingAddress);
   }
 
@@ -419,10 +438,11 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .selectFrom('list_addresses')
       .selectAll()
       .where('list_id', '=', listId)
-      .where('done', '=', 0)
+      .where('retry_at', 'is not', null)
       .where('retry_at', '<=', now.toISOString())
+      .where('done', '=', 0)
       .orderBy('domain')
-      .orderBy('first_row')
+      .orderBy('address_key')
       .limit(limit)
       .execute();
     return rows.map(toPendingAddress);
@@ -433,6 +453,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .selectFrom('list_addresses')
       .select(sql<string | null>`min(retry_at)`.as('next'))
       .where('list_id', '=', listId)
+      .where('retry_at', 'is not', null)
       .where('done', '=', 0)
       .executeTakeFirst();
     return row?.next ?? null;
@@ -451,15 +472,16 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .select('charged_month as month')
       .distinct()
       .where('list_id', '=', listId)
-      .where('address_key', 'in', [...addressKeys])
+      .where(addressKeysIn(addressKeys))
       .where('charged', '=', 1)
       .execute();
     for (const { month } of months) {
       const unmarked = await this.#db
         .updateTable('list_addresses')
-        .set({ charged: 0, charged_month: null })
+        // The month stays (read only while charged): the row keeps its size.
+        .set({ charged: 0 })
         .where('list_id', '=', listId)
-        .where('address_key', 'in', [...addressKeys])
+        .where(addressKeysIn(addressKeys))
         .where('charged', '=', 1)
         .where((eb) => (month === null ? eb('charged_month', 'is', null) : eb('charged_month', '=', month)))
         .executeTakeFirst();
@@ -498,6 +520,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
           result: JSON.stringify(result),
         })
         .where('list_id', '=', listId)
+        .where('domain', '=', domainOfKey(addressKey))
         .where('address_key', '=', addressKey)
         .where('done', '=', 0)
         // A paused or cancelled list keeps what it had: no result lands after the pause or cancel.
@@ -580,7 +603,10 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     let query = this.#db
       .selectFrom('list_rows as r')
       .leftJoin('list_addresses as a', (join) =>
-        join.onRef('a.list_id', '=', 'r.list_id').onRef('a.address_key', '=', 'r.address_key'),
+        join
+          .onRef('a.list_id', '=', 'r.list_id')
+          .onRef('a.domain', '=', 'r.domain')
+          .onRef('a.address_key', '=', 'r.address_key'),
       )
       .where('r.list_id', '=', listId);
     const { statuses, search } = filter;
@@ -605,7 +631,7 @@ function toResultRow(row: {
   email: string;
   fields: string | null;
   done: number | null;
-  result: string | null;
+  result: string | Uint8Array | null;
 }): ResultRow {
   return {
     rowNumber: Number(row.row_number),
@@ -613,9 +639,7 @@ function toResultRow(row: {
     fields: row.fields === null ? null : (JSON.parse(row.fields) as string[]),
     // A provisional result (waiting for its re-check) is not a result yet.
     result:
-      Number(row.done) === 1 && row.result !== null
-        ? withEmail(JSON.parse(row.result) as VerificationResult, row.email)
-        : null,
+      Number(row.done) === 1 && row.result !== null ? withEmail(decodeResult(row.result), row.email) : null,
   };
 }
 

@@ -17,14 +17,18 @@ import type {
   NewApiKey,
   UserStore,
 } from '../../accounts/ports.ts';
+import type { AuditLog } from '../../audit/ports.ts';
 import type { FeedbackStore } from '../../feedback/ports.ts';
 import type { IntegrationStore } from '../../integrations/ports.ts';
 import type { RunStore } from '../../integrations/runs/ports.ts';
 import type { ScheduleStore } from '../../integrations/schedules/ports.ts';
 import type { ListStore } from '../../lists/ports.ts';
+import type { DataProtectionStore } from '../../privacy/ports.ts';
 import type { Store } from '../../store.ts';
 import type { UsageMonth } from '../../usage/months.ts';
 import type { Ceiling, DailyUsage, Usage, UsageOwner, Used } from '../../usage/ports.ts';
+import { KyselyAuditStore } from './kysely-audit-store.ts';
+import { KyselyDataProtectionStore } from './kysely-data-protection-store.ts';
 import { KyselyFeedbackStore } from './kysely-feedback-store.ts';
 import { KyselyIntegrationStore } from './kysely-integration-store.ts';
 import { KyselyListStore, type ListWrites } from './kysely-list-store.ts';
@@ -58,6 +62,8 @@ export class KyselyStore implements Store {
   readonly runs: RunStore;
   readonly schedules: ScheduleStore;
   readonly feedback: FeedbackStore;
+  readonly audit: AuditLog;
+  readonly privacy: DataProtectionStore;
   readonly #db: Kysely<DatabaseSchema>;
   readonly #charges: UsageCharges;
 
@@ -77,6 +83,8 @@ export class KyselyStore implements Store {
     this.runs = new KyselyRunStore(db);
     this.schedules = new KyselyScheduleStore(db);
     this.feedback = new KyselyFeedbackStore(db);
+    this.audit = new KyselyAuditStore(db);
+    this.privacy = new KyselyDataProtectionStore(db);
   }
 
   async createAccount(input: NewAccount): Promise<Account> {
@@ -88,6 +96,7 @@ export class KyselyStore implements Store {
       bulk_quota: input.bulkQuota ?? null,
       rate_limit: input.rateLimit ?? null,
       created_at: new Date().toISOString(),
+      retention_days: null,
     };
     await this.#db.insertInto('accounts').values(row).execute();
     return toAccount(row);
@@ -115,6 +124,7 @@ export class KyselyStore implements Store {
       ...(patch.monthlyQuota !== undefined && { monthly_quota: patch.monthlyQuota }),
       ...(patch.bulkQuota !== undefined && { bulk_quota: patch.bulkQuota }),
       ...(patch.rateLimit !== undefined && { rate_limit: patch.rateLimit }),
+      ...(patch.retentionDays !== undefined && { retention_days: patch.retentionDays }),
     };
     if (Object.keys(set).length > 0)
       await this.#db.updateTable('accounts').set(set).where('id', '=', id).execute();
@@ -353,6 +363,7 @@ export function toAccount(row: Selectable<AccountsTable>): Account {
     bulkQuota: row.bulk_quota,
     rateLimit: row.rate_limit,
     createdAt: row.created_at,
+    retentionDays: row.retention_days,
   };
 }
 
@@ -364,6 +375,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.bulk_quota as account_bulk_quota',
   'accounts.rate_limit as account_rate_limit',
   'accounts.created_at as account_created_at',
+  'accounts.retention_days as account_retention_days',
 ] as const;
 
 /** A key's row joined with its account's columns, as `ACCOUNT_COLUMNS` names them. */
@@ -374,6 +386,7 @@ export interface KeyWithAccountRow extends Selectable<ApiKeysTable> {
   account_bulk_quota: number | null;
   account_rate_limit: number | null;
   account_created_at: string;
+  account_retention_days: number | null;
 }
 
 export function toKeyWithAccount(row: KeyWithAccountRow): KeyWithAccount {
@@ -387,6 +400,7 @@ export function toKeyWithAccount(row: KeyWithAccountRow): KeyWithAccount {
       bulkQuota: row.account_bulk_quota,
       rateLimit: row.account_rate_limit,
       createdAt: row.account_created_at,
+      retentionDays: row.account_retention_days,
     },
   };
 }

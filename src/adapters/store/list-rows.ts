@@ -1,8 +1,9 @@
 /**
  * Mapping between `lists` rows and `ListRecord`, shared by both backends.
  */
-import type { Selectable } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { ListRecord, ListState, PauseReason } from '../../lists/ports.ts';
+import { domainOfKey } from '../../usage/verification-service.ts';
 import type { Status } from '../../verification/report.ts';
 import type { ListsTable } from './schema.ts';
 
@@ -56,7 +57,17 @@ export function toListRecord(row: Selectable<ListsTable>): ListRecord {
     updatedAt: row.updated_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    resultsExpiredAt: row.results_expired_at,
     // A paused list may keep the time of a wait it was in: only a running one is waiting.
     ...(row.state === 'running' && row.not_before !== null && { recheckAt: row.not_before }),
   };
+}
+
+/**
+ * `list_addresses` rows of these keys, as a condition on their key (domain, address): addresses are
+ * stored and found by it, never by the address alone (see domainOfKey).
+ */
+export function addressKeysIn(addressKeys: readonly string[]): RawBuilder<boolean> {
+  const pairs = addressKeys.map((key) => sql`(${domainOfKey(key)}, ${key})`);
+  return sql<boolean>`(domain, address_key) in (${sql.join(pairs)})`;
 }

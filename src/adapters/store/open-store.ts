@@ -8,6 +8,7 @@ import { BUILT_IN_PLANS, type Plan } from '../../accounts/plans.ts';
 import type { Store } from '../../store.ts';
 import { migratePostgres, migrateSqlite } from './migrate-to-latest.ts';
 import type { DatabaseSchema } from './schema.ts';
+import { switchToIncrementalVacuum } from './sqlite/auto-vacuum.ts';
 import { createSqliteDatabase } from './sqlite/database.ts';
 import { createPrivateFile, preparePrivateDir } from './sqlite/private-files.ts';
 import { SqliteStore } from './sqlite/store.ts';
@@ -25,6 +26,11 @@ export interface StoreOptions {
   plans?: Readonly<Record<string, Plan>>;
   /** The retired MAILVET_OPERATORS, for the migration that marks those users operators once. */
   operators?: readonly string[];
+  /**
+   * SQLite: checkpoint the WAL on a thread of its own once writes are busy (a server or worker);
+   * a short command keeps SQLite's own checkpoints.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 interface Connected {
@@ -89,7 +95,15 @@ async function connect(options: StoreOptions): Promise<Connected> {
   return {
     db,
     kind: 'sqlite',
-    migrate: () => migrateSqlite(db, file, inputs),
-    store: async () => new SqliteStore(db, await connection),
+    migrate: async () => {
+      const applied = await migrateSqlite(db, file, inputs);
+      // Outside the migrations' transaction, which a VACUUM cannot run in.
+      switchToIncrementalVacuum(await connection, file);
+      return applied;
+    },
+    store: async () =>
+      new SqliteStore(db, await connection, {
+        backgroundCheckpoints: options.backgroundCheckpoints ?? false,
+      }),
   };
 }

@@ -16,6 +16,8 @@ export interface AccountsTable {
   monthly_quota: number | null;
   bulk_quota: number | null;
   rate_limit: number | null;
+  /** Days a finished list's results are kept; null: MAILVET_RETENTION_DAYS; 0: kept (0018). */
+  retention_days: Generated<number | null>;
 }
 
 /** `api_keys`: one row per key; the key itself is never stored, only its hash. */
@@ -133,6 +135,8 @@ export interface ListsTable {
   finished_at: Generated<string | null>;
   /** While set, the list waits for a re-check and holds no worker slot (migration 0005). */
   not_before: Generated<string | null>;
+  /** When the list's rows and results were deleted for retention; the list stays (0018). */
+  results_expired_at: Generated<string | null>;
 }
 
 /** `list_rows`: every uploaded row, in upload order. */
@@ -140,6 +144,8 @@ export interface ListRowsTable {
   list_id: string;
   row_number: number;
   email: string;
+  /** Its address's domain: with the key, where the address is found (`list_addresses`' key). */
+  domain: string;
   address_key: string;
   fields: string | null;
 }
@@ -153,13 +159,17 @@ export interface ListAddressesTable {
   domain: string;
   row_count: number;
   charged: Generated<number>;
-  /** The month (`YYYY-MM`) it was charged in; null while uncharged (and for charges before 0006). */
+  /**
+   * The month (`YYYY-MM`) it was charged in, read only while `charged` is 1: set to the upload's
+   * month beforehand, so a charge rewrites it in place (null for charges before 0006).
+   */
   charged_month: Generated<string | null>;
   done: Generated<number>;
   attempts: Generated<number>;
   retry_at: Generated<string | null>;
   status: Generated<string | null>;
-  result: Generated<string | null>;
+  /** JSON text, or on SQLite the compact form (result-codec.ts). */
+  result: Generated<string | Uint8Array | null>;
 }
 
 /** `webhook_deliveries`: events to POST to a list's webhook, retried until delivered. */
@@ -279,6 +289,21 @@ export interface CampaignChecksTable {
   checked_at: string;
 }
 
+/** `audit_log` (migration 0017): every change in an account, appended; `details` is JSON text. */
+export interface AuditLogTable {
+  account_id: string;
+  id: string;
+  at: string;
+  actor_type: string;
+  actor_id: string;
+  actor_label: string;
+  ip: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  details: string;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -299,4 +324,5 @@ export interface DatabaseSchema {
   integration_schedules: IntegrationSchedulesTable;
   feedback_events: FeedbackEventsTable;
   campaign_checks: CampaignChecksTable;
+  audit_log: AuditLogTable;
 }

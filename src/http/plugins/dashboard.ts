@@ -19,8 +19,8 @@ export interface DashboardOptions {
   root?: string;
 }
 
-// This file is src/http/plugins/ under tsx and dist/http/plugins/ once compiled (tsconfig.build.json):
-// the repository root is three folders up from either.
+// This file is src/http/plugins/ under tsx and in dist/cli/chunks/ once bundled (scripts/bundle.mjs
+// keeps it at that depth): the repository root is three folders up from either.
 const DEFAULT_ROOT = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
 /** Paths the dashboard leaves alone: the API, the platforms' hooks, its docs page, the probes and metrics. */

@@ -13,6 +13,7 @@ import type { ResumedSession, SessionManager } from '../../accounts/sessions.ts'
 import type { IntegrationService } from '../../integrations/integration-service.ts';
 import { issueOAuthState, oauthStateValid } from '../../integrations/oauth-state.ts';
 import type { Provider, ProviderOAuth } from '../../integrations/ports.ts';
+import { userInitiator } from '../plugins/audit.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 
 export interface IntegrationOAuthDeps {
@@ -81,6 +82,7 @@ function providerOAuthRoutes(
           provider.name,
           accessToken,
           dc,
+          userInitiator(resumed.user, request.ip),
         );
         return back(reply, { connected: integration.id });
       } catch (failure) {

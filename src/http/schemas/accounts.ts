@@ -117,11 +117,21 @@ export const apiKeyListSchema = {
 export const accountSchema = {
   $id: 'Account',
   type: 'object',
-  required: ['id', 'name', 'plan', 'limits', 'usage', 'key'],
+  required: ['id', 'name', 'plan', 'retention_days', 'retention_days_setting', 'limits', 'usage', 'key'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
     plan: { type: 'string' },
+    retention_days: {
+      ...count,
+      description:
+        "Days a finished list's rows and results are kept before they are deleted (the list stays, with its counts): the account's setting, else the server's default (MAILVET_RETENTION_DAYS, 30), never more than the plan's `limits.retention_days`. 0: kept.",
+    },
+    retention_days_setting: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description: 'What the account set with PATCH /api/v1/account; null: the server default.',
+    },
     limits: {
       type: 'object',
       required: [
@@ -140,7 +150,11 @@ export const accountSchema = {
         max_running_lists: count,
         max_stored_rows: count,
         max_unfinished_lists: count,
-        retention_days: count,
+        retention_days: {
+          ...count,
+          description:
+            "The plan's most days results may be kept (0: no maximum); the account's `retention_days` is at most this.",
+        },
       },
     },
     usage: {
@@ -282,3 +296,19 @@ export const accountSchemas = [
   accountSchema,
   usageReportSchema,
 ] as const;
+
+/** Body of PATCH /api/v1/account: the account's own settings. */
+export const accountPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    retention_days: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: 36_500,
+      description:
+        "Days a finished list's rows and results are kept (0: kept, where the plan has no maximum); null: the server's default. At most the plan's `limits.retention_days`, else 422.",
+    },
+  },
+} as const;

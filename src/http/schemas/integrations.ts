@@ -12,9 +12,17 @@ export const integrationSchema = {
   required: ['id', 'provider', 'account_name', 'dc', 'state', 'message', 'created_at'],
   properties: {
     id: { type: 'string' },
-    provider: { type: 'string', description: 'The platform: `mailchimp`.' },
+    provider: { type: 'string', description: 'The platform: `mailchimp` or `hubspot`.' },
     account_name: { type: 'string', description: "The platform account's name." },
-    dc: { type: 'string', description: "The platform account's data centre (Mailchimp: us21…)." },
+    dc: {
+      type: 'string',
+      description:
+        "The platform account's data centre (Mailchimp: us21…; HubSpot: its data hosting location, na1…).",
+    },
+    portal_id: {
+      type: 'string',
+      description: 'HubSpot only: the portal (hub) id. Absent for other platforms.',
+    },
     state: {
       type: 'string',
       enum: ['connected', 'disconnected'],
@@ -36,6 +44,11 @@ export const integrationListSchema = {
       type: ['string', 'null'],
       description:
         'Where a signed-in browser goes to connect Mailchimp by OAuth; null when the operator registered no Mailchimp app.',
+    },
+    hubspot_oauth_url: {
+      type: ['string', 'null'],
+      description:
+        'Where a signed-in browser goes to connect HubSpot by OAuth; null when the operator registered no HubSpot app.',
     },
   },
 } as const;

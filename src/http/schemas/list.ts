@@ -39,6 +39,8 @@ export const listSchema = {
     'started_at',
     'finished_at',
     'updated_at',
+    'results_expired',
+    'results_expired_at',
     'links',
   ],
   properties: {
@@ -69,6 +71,12 @@ export const listSchema = {
     started_at: nullableTime,
     finished_at: nullableTime,
     updated_at: { type: 'string', format: 'date-time' },
+    results_expired: {
+      type: 'boolean',
+      description:
+        "True once the list's rows and results were deleted at the end of the account's retention (`retention_days` after it finished): the list stays with its counts, and its results answer 410 `results_expired`.",
+    },
+    results_expired_at: { ...nullableTime, description: 'When they were deleted; null while kept.' },
     links: {
       type: 'object',
       required: ['self', 'results'],

@@ -6,6 +6,7 @@
 
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { accountSchemas } from './accounts.ts';
+import { auditSchemas } from './audit.ts';
 import { campaignCheckSchemas } from './campaign-checks.ts';
 import { feedbackSchemas } from './feedback.ts';
 import { integrationSchemas } from './integrations.ts';
@@ -77,6 +78,7 @@ export const sharedSchemas = [
   ...runSchemas,
   ...scheduleSchemas,
   ...feedbackSchemas,
+  ...auditSchemas,
 ] as const;
 
 const integerHeader = (description: string) => ({ type: 'integer', description }) as const;

@@ -4,6 +4,8 @@
  * reached through the queue; one audience has at most one run going at a time.
  */
 import { randomUUID } from 'node:crypto';
+import { type AuditTrail, recordChange } from '../../audit/audit-trail.ts';
+import type { Initiator } from '../../audit/ports.ts';
 import type { JobQueue } from '../../jobs/ports.ts';
 import type { ListService } from '../../lists/list-service.ts';
 import type { ListRecord } from '../../lists/ports.ts';
@@ -31,6 +33,8 @@ export interface RunServiceDeps {
    * become a list.
    */
   checkRoom: (accountId: string) => Promise<void>;
+  /** Records the runs someone (`by`) starts and cancels; a schedule's runs have no one. */
+  audit?: AuditTrail;
   now?: () => Date;
   onEnqueueError?: (runId: string, error: unknown) => void;
 }
@@ -83,6 +87,7 @@ export class RunService {
     integrationId: string,
     request: RunRequest,
     trigger: { kind: RunTrigger; scheduleId?: string } = { kind: 'manual' },
+    by?: Initiator,
   ): Promise<StartOutcome> {
     const integration = await this.#deps.integrations.get(accountId, integrationId);
     if (integration === null) return { kind: 'not_found' };
@@ -119,6 +124,17 @@ export class RunService {
       finishedAt: null,
     });
     if (run === null) return { kind: 'busy' };
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'run.started',
+      targetId: run.id,
+      details: {
+        integration_id: integrationId,
+        audience_id: run.audienceId,
+        audience_name: run.audienceName,
+        scope: run.scope,
+        dry_run: run.writeBack === null,
+      },
+    });
     await this.#enqueue(run.id);
     return { kind: 'ok', run };
   }
@@ -156,7 +172,12 @@ export class RunService {
    * Ends a run that has not ended: its list is cancelled (its results so far stay), and nothing
    * more is written; write jobs the platform already holds finish there.
    */
-  async cancel(accountId: string, integrationId: string, runId: string): Promise<CancelOutcome> {
+  async cancel(
+    accountId: string,
+    integrationId: string,
+    runId: string,
+    by?: Initiator,
+  ): Promise<CancelOutcome> {
     const run = await this.#deps.runs.findRun(accountId, integrationId, runId);
     if (run === null) return { kind: 'not_found' };
     const now = this.#now().toISOString();
@@ -179,6 +200,11 @@ export class RunService {
       ));
     if (!cancelled) return { kind: 'conflict', state: (await this.view(run)).state };
     if (!whileReading && run.listId !== null) await this.#deps.lists.cancel(accountId, run.listId);
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'run.cancelled',
+      targetId: run.id,
+      details: { integration_id: integrationId, audience_id: run.audienceId },
+    });
     const after = await this.#deps.runs.getRun(run.id);
     return { kind: 'ok', view: await this.view(after ?? run) };
   }

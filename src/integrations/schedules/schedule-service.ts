@@ -6,6 +6,8 @@
  * (schedule-task.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { type AuditTrail, changedFields, recordChange } from '../../audit/audit-trail.ts';
+import type { Initiator } from '../../audit/ports.ts';
 import type { IntegrationService } from '../integration-service.ts';
 import type { RunRequest } from '../runs/ports.ts';
 import { checkCron, nextSlot } from './cron.ts';
@@ -18,6 +20,8 @@ export interface ScheduleServiceDeps {
   integrations: Pick<IntegrationService, 'get' | 'withSession' | 'labelOf'>;
   store: ScheduleStore;
   maxPerIntegration?: number;
+  /** Records the schedules someone (`by`) creates, changes and deletes. */
+  audit?: AuditTrail;
   now?: () => Date;
 }
 
@@ -57,7 +61,12 @@ export class ScheduleService {
    * Schedules runs of an audience of the account's integration.
    * @throws IntegrationDisconnected, ProviderError (the audience is checked with the platform).
    */
-  async create(accountId: string, integrationId: string, request: ScheduleRequest): Promise<CreateOutcome> {
+  async create(
+    accountId: string,
+    integrationId: string,
+    request: ScheduleRequest,
+    by?: Initiator,
+  ): Promise<CreateOutcome> {
     const integration = await this.#deps.integrations.get(accountId, integrationId);
     if (integration === null) return { kind: 'not_found' };
     const when = checkCron(request.cron, request.timezone);
@@ -95,6 +104,11 @@ export class ScheduleService {
     const created = await this.#deps.store.createSchedule(schedule, this.#max);
     if (created === 'not_found') return { kind: 'not_found' };
     if (created === 'full') return { kind: 'full', max: this.#max };
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'schedule.created',
+      targetId: schedule.id,
+      details: { integration_id: integrationId, audience_id: schedule.audienceId, ...settingsOf(schedule) },
+    });
     return { kind: 'ok', schedule };
   }
 
@@ -114,6 +128,7 @@ export class ScheduleService {
     integrationId: string,
     id: string,
     change: ScheduleChange,
+    by?: Initiator,
   ): Promise<UpdateOutcome> {
     const current = await this.#deps.store.findSchedule(accountId, integrationId, id);
     if (current === null) return { kind: 'not_found' };
@@ -137,15 +152,55 @@ export class ScheduleService {
       }),
     };
     const schedule = await this.#deps.store.updateSchedule(accountId, integrationId, id, patch);
-    return schedule === null ? { kind: 'not_found' } : { kind: 'ok', schedule };
+    if (schedule === null) return { kind: 'not_found' };
+    const changed = changedFields(settingsOf(current), settingsOf(schedule));
+    if (changed !== null) {
+      await recordChange(this.#deps.audit, accountId, by, {
+        action: 'schedule.updated',
+        targetId: id,
+        details: { integration_id: integrationId, ...changed },
+      });
+    }
+    return { kind: 'ok', schedule };
   }
 
   /** False when there is no such schedule. */
-  remove(accountId: string, integrationId: string, id: string): Promise<boolean> {
-    return this.#deps.store.deleteSchedule(accountId, integrationId, id);
+  async remove(accountId: string, integrationId: string, id: string, by?: Initiator): Promise<boolean> {
+    const schedule = by === undefined ? null : await this.get(accountId, integrationId, id);
+    if (!(await this.#deps.store.deleteSchedule(accountId, integrationId, id))) return false;
+    await recordChange(this.#deps.audit, accountId, by, {
+      action: 'schedule.deleted',
+      targetId: id,
+      details:
+        schedule === null
+          ? { integration_id: integrationId }
+          : { integration_id: integrationId, audience_id: schedule.audienceId, ...settingsOf(schedule) },
+    });
+    return true;
   }
 
   #now(): Date {
     return this.#deps.now?.() ?? new Date();
   }
+}
+
+/** A schedule's settings as the API names them: what the audit log shows of it, before and after. */
+function settingsOf(schedule: Schedule) {
+  return {
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+    scope: schedule.scope,
+    stale_days: schedule.staleDays,
+    statuses: [...schedule.statuses],
+    write_back:
+      schedule.writeBack === null
+        ? null
+        : {
+            fields: schedule.writeBack.fields,
+            tags: schedule.writeBack.tags,
+            segments: schedule.writeBack.segments,
+            unsubscribe_invalid: schedule.writeBack.unsubscribeInvalid,
+          },
+    paused: schedule.paused,
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * A domain's queue cancels its workers once nobody waits for an answer, and not before.
+ * A domain's queue cancels its workers once nobody waits for an answer, and not before, and
+ * shares what waits among the workers free to ask.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -47,4 +48,17 @@ test('a worker started after a cancellation has a live signal', () => {
   assert.equal(first.signal.aborted, true);
   queue.enqueue(request('b'), () => {});
   assert.equal(queue.startWorker().signal.aborted, false);
+});
+
+test('workers free to ask share what waits evenly; one free while the others ask takes it all', () => {
+  const queue = new DomainQueue(request('a').mxHosts);
+  for (let i = 0; i < 100; i++) queue.enqueue(request(`u${i}`), () => {});
+  queue.startWorker();
+  queue.startWorker();
+  assert.equal(queue.share, 50);
+  queue.waiting.splice(0, queue.share);
+  queue.asking += 1;
+  assert.equal(queue.share, 50, 'the other worker takes the rest');
+  queue.startWorker();
+  assert.equal(queue.share, 25, 'two free workers split it');
 });

@@ -27,6 +27,7 @@ import { noEvidence } from '../../../src/verification/evidence.ts';
 import type { Reason, Status, VerificationResult } from '../../../src/verification/report.ts';
 import type { WebhookDelivery } from '../../../src/webhooks/ports.ts';
 import { runJsonProcesses } from '../../helpers/json-processes.ts';
+import { addUploadRows } from '../../helpers/list-upload.ts';
 import type { ListChargeJob, ListChargeOutcome } from './list-store-process.ts';
 import {
   accountUsage,
@@ -173,7 +174,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
       options: { createdAt?: Date; finishedAt?: Date; name?: string; list?: Partial<NewList> } = {},
     ): Promise<ListRecord> => {
       const id = await lists.beginList(newList(key, options.list), options.createdAt ?? at(0));
-      for (const batch of batches) await lists.addRows(id, batch, options.createdAt ?? at(0));
+      for (const batch of batches) await addUploadRows(lists, id, batch, options.createdAt ?? at(0));
       return lists.finishUpload(id, options.finishedAt ?? options.createdAt ?? at(0), {
         name: options.name ?? 'list',
         webhookUrl: null,
@@ -201,7 +202,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         const last = all.at(-1);
         const page = await lists.pendingAddresses(
           listId,
-          last === undefined ? null : { domain: last.domain, firstRow: last.firstRow },
+          last === undefined ? null : { domain: last.domain, addressKey: last.addressKey },
           limit,
         );
         all.push(...page);
@@ -223,7 +224,8 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         };
         await hidden();
         // Duplicates merge within one batch (rows 1 and 3) and across batches (rows 5 and 7).
-        await lists.addRows(
+        await addUploadRows(
+          lists,
           id,
           [
             row(1, 'ann@example.test', ['ann@example.test', 'Ann']),
@@ -234,8 +236,9 @@ export function listStoreContract(target: ListStoreContractTarget): void {
           at(0),
         );
         await hidden();
-        await lists.addRows(id, [], at(0));
-        await lists.addRows(
+        await addUploadRows(lists, id, [], at(0));
+        await addUploadRows(
+          lists,
           id,
           [
             row(5, 'bob@example.test', ['bob@example.test', 'Bob again']),
@@ -267,6 +270,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
           updatedAt: iso(5),
           startedAt: null,
           finishedAt: null,
+          resultsExpiredAt: null,
         };
         assert.deepEqual(list, expected);
         assert.deepEqual(await lists.getList(id), expected);
@@ -336,9 +340,9 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         const recent = new Date('2001-03-01T00:00:00.000Z');
         const key = await newKey();
         const stale = await lists.beginList(newList(key), old);
-        await lists.addRows(stale, rowsOf(['a@stale.test', 'b@stale.test', 'a@stale.test']), old);
+        await addUploadRows(lists, stale, rowsOf(['a@stale.test', 'b@stale.test', 'a@stale.test']), old);
         const unfinished = await lists.beginList(newList(key), recent);
-        await lists.addRows(unfinished, rowsOf(['a@fresh.test']), recent);
+        await addUploadRows(lists, unfinished, rowsOf(['a@fresh.test']), recent);
         const finished = await upload(key, [rowsOf(['a@done.test'])], { createdAt: old });
 
         assert.equal(await lists.deleteStaleUploads(cutoff), 1);
@@ -452,7 +456,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         await lists.transition(done.id, ['queued'], 'cancelled', at(1));
         // An upload in progress is unfinished; its rows count once it is whole.
         const uploading = await lists.beginList(newList(key), at(2));
-        await lists.addRows(uploading, rowsOf(['d@x.test']), at(2));
+        await addUploadRows(lists, uploading, rowsOf(['d@x.test']), at(2));
         assert.deepEqual(await lists.accountStorage(key.accountId), { storedRows: 4, unfinishedLists: 2 });
         await lists.transition(queued.id, ['queued'], 'paused', at(3));
         assert.equal((await lists.accountStorage(key.accountId)).unfinishedLists, 2, 'paused is unfinished');
@@ -665,26 +669,30 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         charged: false,
         attempts: 0,
       });
+      // By domain, then address: the order they are stored and worked in.
       const inOrder = [
-        pending('yan@a.test', 2),
-        pending('wu@a.test', 4),
         pending('uma@a.test', 7),
-        pending('zed@b.test', 1),
+        pending('wu@a.test', 4),
+        pending('yan@a.test', 2),
         pending('vi@b.test', 6),
+        pending('zed@b.test', 1),
         pending('xi@c.test', 3),
       ];
 
-      it('walks the pending addresses by domain, then first row, with the cursor', async () => {
+      it('walks the pending addresses by domain, then address, with the cursor', async () => {
         const key = await newKey();
         const list = await upload(key, [rowsOf(emails)]);
         for (const limit of [1, 2, 4, 6, 100]) {
           assert.deepEqual(await walkPending(list.id, limit), inOrder, `pages of ${limit}`);
         }
         assert.deepEqual(
-          await lists.pendingAddresses(list.id, { domain: 'a.test', firstRow: 4 }, 3),
+          await lists.pendingAddresses(list.id, { domain: 'a.test', addressKey: 'wu@a.test' }, 3),
           inOrder.slice(2, 5),
         );
-        assert.deepEqual(await lists.pendingAddresses(list.id, { domain: 'c.test', firstRow: 3 }, 3), []);
+        assert.deepEqual(
+          await lists.pendingAddresses(list.id, { domain: 'c.test', addressKey: 'xi@c.test' }, 3),
+          [],
+        );
 
         // Done and deferred addresses are no longer pending; charged ones still are, marked so.
         await lists.saveResults(list.id, [
@@ -699,8 +707,8 @@ export function listStoreContract(target: ListStoreContractTarget): void {
           ceiling: atMost(10),
         });
         assert.deepEqual(await walkPending(list.id, 2), [
-          pending('yan@a.test', 2),
           pending('uma@a.test', 7),
+          pending('yan@a.test', 2),
           { ...pending('zed@b.test', 1), charged: true },
           pending('xi@c.test', 3),
         ]);
@@ -714,7 +722,7 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         assert.deepEqual(await lists.pendingDomains(list.id, 'b.test', 10), ['c.test']);
         assert.deepEqual(await lists.pendingAddresses(list.id, null, 10, 'b.test'), inOrder.slice(3, 5));
         assert.deepEqual(
-          await lists.pendingAddresses(list.id, { domain: 'a.test', firstRow: 2 }, 1, 'a.test'),
+          await lists.pendingAddresses(list.id, { domain: 'a.test', addressKey: 'uma@a.test' }, 1, 'a.test'),
           [pending('wu@a.test', 4)],
         );
         // A domain whose addresses are all done or deferred is no longer pending.
@@ -741,14 +749,14 @@ export function listStoreContract(target: ListStoreContractTarget): void {
         ]);
         assert.deepEqual(
           (await walkPending(list.id, 10)).map((one) => one.addressKey),
-          ['yan@a.test', 'wu@a.test', 'zed@b.test', 'vi@b.test'],
+          ['wu@a.test', 'yan@a.test', 'vi@b.test', 'zed@b.test'],
         );
         assert.equal(await lists.nextRecheckAt(list.id), iso(300));
         assert.deepEqual(await lists.dueRechecks(list.id, at(299), 10), []);
         assert.deepEqual(await lists.dueRechecks(list.id, at(300), 10), [
           { ...pending('xi@c.test', 3), attempts: 1 },
         ]);
-        // Due ones come by domain then row, `limit` at most.
+        // Due ones come by domain then address, `limit` at most.
         assert.deepEqual(await lists.dueRechecks(list.id, at(600), 10), [
           { ...pending('uma@a.test', 7), attempts: 1 },
           { ...pending('xi@c.test', 3), attempts: 1 },

@@ -2821,6 +2821,29 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Error; code: results_expired. */
+                410: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error; code: validation_failed. */
                 422: {
                     headers: {
@@ -2970,6 +2993,29 @@ export interface paths {
                 };
                 /** @description Error; code: not_found. */
                 404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: results_expired. */
+                410: {
                     headers: {
                         /** @description The key's requests per second. */
                         "RateLimit-Limit"?: number;
@@ -3178,7 +3224,165 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Changes the account's settings (retention of list results) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Days a finished list's rows and results are kept (0: kept, where the plan has no maximum); null: the server's default. At most the plan's `limits.retention_days`, else 422. */
+                        retention_days?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description The settings after the change. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            retention_days: number;
+                            retention_days_setting: number | null;
+                        };
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: not_found. */
+                404: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/usage": {
@@ -3239,6 +3443,279 @@ export interface paths {
                 };
                 /** @description Error; code: validation_failed. */
                 422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/addresses/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erases an address from the account's data
+         * @description Removes the address, matched as the verifier normalises it (the domain in any case, the local part as written), from the account's lists (each of its rows stays, counted, with its address and other columns replaced by `[erased]` and empty cells, its result deleted), its feedback events, the account's cached context and the shared result cache. The audit log records `address.erased` with a keyed hash of the address, never the address.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    email: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What was erased. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            erased: {
+                                list_rows: number;
+                                feedback: number;
+                                cached: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's data, as one JSON document
+         * @description Streams `{"format", "exported_at", "account", "users", "keys", "lists", "feedback", "integrations", "runs", "schedules", "audit_log"}`: settings, users (no password hashes), keys (their prefixes only), every list with its rows and results (`results` null once expired), feedback events, integrations (no credentials), runs, schedules and the audit log. See docs/data-protection.md.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The document, streamed. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
                     headers: {
                         /** @description The key's requests per second. */
                         "RateLimit-Limit"?: number;
@@ -7660,6 +8137,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's audit log, newest first
+         * @description Every change in the account: sign-ins and failed sign-ins, users, keys, plans and limits, deleted lists, integrations, runs, schedules, watches, erasures and exports. Entries are kept 400 days and never changed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only entries of this action. */
+                    action?: "account.created" | "account.plan_changed" | "account.limits_changed" | "account.settings_changed" | "account.exported" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "user.password_reset" | "user.email_confirmed" | "user.role_changed" | "key.created" | "key.updated" | "key.revoked" | "list.deleted" | "integration.connected" | "integration.disconnected" | "run.started" | "run.cancelled" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "watch.created" | "watch.deleted" | "address.erased";
+                    /**
+                     * @description Only entries older than this one: `next_before` of the previous page.
+                     * @example aud_0195f3a2c4d07a3e9b1f2c3d4e5f6a7b
+                     */
+                    before?: string;
+                    /** @description Entries per page, 1 to 200 (default 50). */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of entries. */
+                200: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditLogPage"];
+                    };
+                };
+                /** @description Error; code: unauthorized. */
+                401: {
+                    headers: {
+                        /** @description `Bearer`, with error="invalid_token" for a bad key. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: forbidden. */
+                403: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: validation_failed. */
+                422: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: rate_limited. */
+                429: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error; code: internal_error. */
+                500: {
+                    headers: {
+                        /** @description The key's requests per second. */
+                        "RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket now. */
+                        "RateLimit-Remaining"?: number;
+                        /** @description Seconds until the bucket is full again. */
+                        "RateLimit-Reset"?: number;
+                        /** @description Monthly verifications allowed. */
+                        "X-Quota-Limit"?: number;
+                        /** @description Monthly verifications left, after this request's charge. */
+                        "X-Quota-Remaining"?: number;
+                        /** @description When the monthly quota resets (UTC). */
+                        "X-Quota-Reset"?: string;
+                        /** @description The request id, also in error bodies. */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/session/confirm/resend": {
         parameters: {
             query?: never;
@@ -8759,7 +9404,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "results_expired" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
         };
@@ -8789,7 +9434,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "results_expired" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
             /** @description Each dependency and whether it answered. */
@@ -8845,6 +9490,13 @@ export interface components {
             finished_at: string | null;
             /** Format: date-time */
             updated_at: string;
+            /** @description True once the list's rows and results were deleted at the end of the account's retention (`retention_days` after it finished): the list stays with its counts, and its results answer 410 `results_expired`. */
+            results_expired: boolean;
+            /**
+             * Format: date-time
+             * @description When they were deleted; null while kept.
+             */
+            results_expired_at: string | null;
             links: {
                 self: string;
                 results: string;
@@ -8898,6 +9550,13 @@ export interface components {
             finished_at: string | null;
             /** Format: date-time */
             updated_at: string;
+            /** @description True once the list's rows and results were deleted at the end of the account's retention (`retention_days` after it finished): the list stays with its counts, and its results answer 410 `results_expired`. */
+            results_expired: boolean;
+            /**
+             * Format: date-time
+             * @description When they were deleted; null while kept.
+             */
+            results_expired_at: string | null;
             links: {
                 self: string;
                 results: string;
@@ -8999,6 +9658,10 @@ export interface components {
             id: string;
             name: string;
             plan: string;
+            /** @description Days a finished list's rows and results are kept before they are deleted (the list stays, with its counts): the account's setting, else the server's default (MAILVET_RETENTION_DAYS, 30), never more than the plan's `limits.retention_days`. 0: kept. */
+            retention_days: number;
+            /** @description What the account set with PATCH /api/v1/account; null: the server default. */
+            retention_days_setting: number | null;
             limits: {
                 monthly_verifications: number;
                 monthly_bulk_requests: number;
@@ -9006,6 +9669,7 @@ export interface components {
                 max_running_lists: number;
                 max_stored_rows: number;
                 max_unfinished_lists: number;
+                /** @description The plan's most days results may be kept (0: no maximum); the account's `retention_days` is at most this. */
                 retention_days: number;
             };
             usage: {
@@ -9055,12 +9719,14 @@ export interface components {
         };
         Integration: {
             id: string;
-            /** @description The platform: `mailchimp`. */
+            /** @description The platform: `mailchimp` or `hubspot`. */
             provider: string;
             /** @description The platform account's name. */
             account_name: string;
-            /** @description The platform account's data centre (Mailchimp: us21…). */
+            /** @description The platform account's data centre (Mailchimp: us21…; HubSpot: its data hosting location, na1…). */
             dc: string;
+            /** @description HubSpot only: the portal (hub) id. Absent for other platforms. */
+            portal_id?: string;
             /**
              * @description `disconnected`: the platform refused the credentials (a revoked key); connect again.
              * @enum {string}
@@ -9075,6 +9741,8 @@ export interface components {
             integrations: components["schemas"]["Integration"][];
             /** @description Where a signed-in browser goes to connect Mailchimp by OAuth; null when the operator registered no Mailchimp app. */
             mailchimp_oauth_url: string | null;
+            /** @description Where a signed-in browser goes to connect HubSpot by OAuth; null when the operator registered no HubSpot app. */
+            hubspot_oauth_url?: string | null;
         };
         AudienceList: {
             audiences: {
@@ -9243,6 +9911,77 @@ export interface components {
             recorded: number;
             /** @description Events already stored (same address, event and instant) or repeated in the request. */
             duplicates: number;
+        };
+        /**
+         * @description One change in the account; entries are never changed or deleted (they expire after 400 days).
+         * @example {
+         *       "id": "aud_0195f3a2c4d07a3e9b1f2c3d4e5f6a7b",
+         *       "at": "2026-11-20T08:15:00.000Z",
+         *       "actor": {
+         *         "type": "user",
+         *         "id": "f3b0c442-98fc-4c14-9a2e-5d1f0e9b7c11",
+         *         "label": "jane@example.com"
+         *       },
+         *       "ip": "203.0.113.7",
+         *       "action": "key.updated",
+         *       "target": {
+         *         "type": "key",
+         *         "id": "7d9e1c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"
+         *       },
+         *       "details": {
+         *         "before": {
+         *           "rate_limit": null
+         *         },
+         *         "after": {
+         *           "rate_limit": 5
+         *         }
+         *       }
+         *     }
+         */
+        AuditEntry: {
+            /**
+             * @description Time-ordered: a newer entry has a greater id.
+             * @example aud_0195f3a2c4d07a3e9b1f2c3d4e5f6a7b
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made (UTC).
+             */
+            at: string;
+            /** @description Who made it: a dashboard user, an API key, or an operator at the command line. */
+            actor: {
+                /** @enum {string} */
+                type: "user" | "key" | "operator";
+                /** @description The user's or key's id; the operator's login at the command line. */
+                id: string;
+                /** @description The user's email, the key's name and prefix, or the operator's login and host. */
+                label: string;
+            };
+            /** @description The client address the change came from; null at the command line. */
+            ip: string | null;
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            action: "account.created" | "account.plan_changed" | "account.limits_changed" | "account.settings_changed" | "account.exported" | "user.created" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "user.password_reset" | "user.email_confirmed" | "user.role_changed" | "key.created" | "key.updated" | "key.revoked" | "list.deleted" | "integration.connected" | "integration.disconnected" | "run.started" | "run.cancelled" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "watch.created" | "watch.deleted" | "address.erased";
+            /** @description What it happened to. */
+            target: {
+                /** @enum {string} */
+                type: "account" | "user" | "key" | "list" | "integration" | "run" | "schedule" | "watch" | "address";
+                /** @description Its id; for an erased address, a keyed hash (never the address itself). */
+                id: string;
+            };
+            /** @description More about the change; for settings and limits `before` and `after`, with the fields that changed. */
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditLogPage: {
+            /** @description Newest first. */
+            entries: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `before` for the next (older) page; null on the last page. */
+            next_before: string | null;
         };
     };
     responses: never;

@@ -52,6 +52,10 @@ export type CampaignExclusion = NonNullable<
   >['content']['application/json']['exclude']
 >;
 
+/** One entry of the account's audit log (`GET /audit`), and the names of the changes it records. */
+export type AuditEntry = components['schemas']['AuditEntry'];
+export type AuditAction = AuditEntry['action'];
+
 /** A page of a list's rows (`GET /lists/{id}/rows`), and one of its rows. */
 export type ListRowPage = components['schemas']['ListRowPage'];
 export type ListRow = ListRowPage['rows'][number];

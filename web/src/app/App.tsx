@@ -1,6 +1,7 @@
 /** The dashboard: the signed-out screens, or the signed-in app with its pages. */
 import { Navigate, Route, Routes } from 'react-router';
 import { AccountPage } from '../pages/AccountPage';
+import { AuditLogPage } from '../pages/AuditLogPage';
 import { ConfirmPage } from '../pages/ConfirmPage';
 import { DeliverabilityPage } from '../pages/DeliverabilityPage';
 import { ForgotPasswordPage } from '../pages/ForgotPasswordPage';
@@ -64,6 +65,7 @@ export function App() {
             <Route path="/integrations" element={<IntegrationsPage />} />
             <Route path="/deliverability" element={<DeliverabilityPage />} />
             <Route path="/account" element={<AccountPage />} />
+            <Route path="/audit" element={<AuditLogPage />} />
             <Route path="/confirm" element={<ConfirmPage />} />
             <Route path="/reset-password" element={<ResetPasswordPage />} />
             <Route path="/signin" element={<Navigate to="/" replace />} />

@@ -18,6 +18,7 @@ const NAVIGATION = [
   { to: '/integrations', label: 'Integrations' },
   { to: '/deliverability', label: 'Deliverability' },
   { to: '/account', label: 'Account' },
+  { to: '/audit', label: 'Audit log' },
 ] as const;
 
 export function Layout({ children }: { children: ReactNode }) {

@@ -8,6 +8,7 @@ import { settle } from '../api/problem';
 import type { Audience, Integration, Run, Watch } from '../api/types';
 import { ScrollRegion } from '../components/ScrollRegion';
 import { formatCount } from '../lib/format';
+import { usePlatform } from './platform';
 import { lastRunWords } from './runs';
 import type { AudiencesState } from './use-audiences';
 
@@ -30,12 +31,13 @@ export function Audiences({
   onValidate,
   onProblem,
 }: AudiencesProps) {
+  const platform = usePlatform();
   const { audiences, watches, setWatches, problem, retry } = state;
   const helpId = useId();
 
   return (
     <section aria-labelledby={headingId} className="audiences">
-      <h4 id={headingId}>Audiences</h4>
+      <h4 id={headingId}>{platform.audiences}</h4>
       {problem !== null && (
         <div role="alert" className="alert alert-error">
           <p>The audiences could not be read: {problem.message}</p>
@@ -45,7 +47,7 @@ export function Audiences({
         </div>
       )}
       {audiences === null && problem === null && <p className="muted">Loading audiences…</p>}
-      {audiences !== null && audiences.length === 0 && <p>This Mailchimp account has no audiences yet.</p>}
+      {audiences !== null && audiences.length === 0 && <p>{platform.emptyAudiences}</p>}
       {audiences !== null && audiences.length > 0 && (
         <AudiencesTable
           integrationId={integration.id}
@@ -80,17 +82,18 @@ interface AudiencesTableProps {
 }
 
 function AudiencesTable({ audiences, label, lastRunOf, onValidate, ...toggle }: AudiencesTableProps) {
+  const platform = usePlatform();
   return (
     <ScrollRegion label={label}>
       <table className="audiences-table stacked-on-narrow">
         <thead>
           <tr>
-            <th scope="col">Audience</th>
+            <th scope="col">{platform.audience}</th>
             <th scope="col" className="number">
               Members
             </th>
             <th scope="col">Last run</th>
-            <th scope="col">New subscribers</th>
+            <th scope="col">{platform.newMembers}</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
@@ -106,7 +109,7 @@ function AudiencesTable({ audiences, label, lastRunOf, onValidate, ...toggle }: 
                 {formatCount(audience.member_count)}
               </td>
               <td data-label="Last run">{lastRunWords(lastRunOf(audience))}</td>
-              <td data-label="New subscribers">
+              <td data-label={platform.newMembers}>
                 <WatchToggle audience={audience} {...toggle} />
               </td>
               <td>

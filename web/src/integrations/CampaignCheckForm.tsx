@@ -14,6 +14,7 @@ import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
 import { countWords } from '../lib/count-words';
 import { CampaignCheckResult } from './CampaignCheckResult';
+import { usePlatform } from './platform';
 import { useDrafts } from './use-drafts';
 
 /** The one field shown with its own message; the API's others join the form's. */
@@ -39,6 +40,7 @@ export function CampaignCheckForm({
   integrationId: string;
   headingId: string;
 }) {
+  const platform = usePlatform();
   const { errors, setErrors, fail, clear, busy, setBusy, formRef } = useApiForm(FIELDS);
   const [result, setResult] = useState<LastCampaignCheck | null>(null);
   /** Whether the check shown is the one kept from before (a reload) rather than one made here. */
@@ -124,7 +126,9 @@ export function CampaignCheckForm({
       )}
       {drafts.drafts !== null && choices.length === 0 && (
         <div className="actions">
-          <p className="muted">No draft campaigns in this account: make one in Mailchimp, then look again.</p>
+          <p className="muted">
+            No draft {platform.campaigns} in this account: make one in {platform.label}, then look again.
+          </p>
           <button type="button" className="button" onClick={drafts.reload}>
             Look again
           </button>

@@ -9,6 +9,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { FormAlert } from '../components/FormAlert';
 import { countWords } from '../lib/count-words';
 import { formatCount, formatInstant } from '../lib/format';
+import { usePlatform } from './platform';
 
 interface CampaignCheckResultProps {
   last: LastCampaignCheck;
@@ -106,6 +107,7 @@ function ExcludeActions({
   busy: boolean;
   onExclude: (exclude: CampaignExclusion) => Promise<void>;
 }) {
+  const platform = usePlatform();
   const counts = check.by_category;
   if (counts.invalid === 0 && counts.risky === 0)
     return <p className="muted">No recipient is invalid or risky: nothing to leave out.</p>;
@@ -137,7 +139,7 @@ function ExcludeActions({
           onConfirm={() => onExclude('risky')}
         />
       )}
-      {busy && <span className="muted">Asking Mailchimp…</span>}
+      {busy && <span className="muted">Asking {platform.label}…</span>}
     </div>
   );
 }

@@ -10,6 +10,7 @@ import type { Integration, IntegrationState } from '../api/types';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { formatInstant } from '../lib/format';
 import { ConnectedIntegration } from './ConnectedIntegration';
+import { PlatformProvider, wordsOf } from './platform';
 
 const STATE_LABELS: Record<IntegrationState, string> = {
   connected: 'Connected',
@@ -24,6 +25,7 @@ interface IntegrationCardProps {
 }
 
 export function IntegrationCard({ integration, onRefused, onDisconnected }: IntegrationCardProps) {
+  const platform = wordsOf(integration.provider);
   const id = useId();
   const [problem, setProblem] = useState<string | null>(null);
   const integrationId = integration.id;
@@ -42,44 +44,43 @@ export function IntegrationCard({ integration, onRefused, onDisconnected }: Inte
   };
 
   return (
-    <article className="card integration-card" aria-labelledby={`${id}-name`}>
-      <div className="list-head">
-        <h3 id={`${id}-name`}>{integration.account_name}</h3>
-        <span className={`state state-${integration.state}`}>{STATE_LABELS[integration.state]}</span>
-      </div>
-      <p className="muted small">
-        Mailchimp, data centre <code>{integration.dc}</code>; connected{' '}
-        {formatInstant(integration.created_at)}
-      </p>
-      {integration.state === 'connected' ? (
-        <ConnectedIntegration
-          integration={integration}
-          idBase={id}
-          onDisconnected={refused}
-          onProblem={setProblem}
-        />
-      ) : (
-        <div role="alert" className="alert alert-warn">
-          <p>{integration.message ?? 'Mailchimp refused the stored key.'}</p>
-          <p>
-            It must be connected again: make a new API key in Mailchimp and connect it above, then disconnect
-            this one.
-          </p>
+    <PlatformProvider provider={integration.provider}>
+      <article className="card integration-card" aria-labelledby={`${id}-name`}>
+        <div className="list-head">
+          <h3 id={`${id}-name`}>{integration.account_name}</h3>
+          <span className={`state state-${integration.state}`}>{STATE_LABELS[integration.state]}</span>
         </div>
-      )}
-      <div className="actions">
-        <ConfirmButton
-          label="Disconnect"
-          question={`Disconnect “${integration.account_name}”? Its stored API key is erased, its schedules and new-subscriber watches removed; contacts in Mailchimp stay as they are.`}
-          confirmLabel="Yes, disconnect"
-          onConfirm={disconnect}
-        />
-      </div>
-      {problem !== null && (
-        <p role="alert" className="alert alert-error">
-          {problem}
+        <p className="muted small">
+          {platform.where(integration.dc, integration.portal_id)}; connected{' '}
+          {formatInstant(integration.created_at)}
         </p>
-      )}
-    </article>
+        {integration.state === 'connected' ? (
+          <ConnectedIntegration
+            integration={integration}
+            idBase={id}
+            onDisconnected={refused}
+            onProblem={setProblem}
+          />
+        ) : (
+          <div role="alert" className="alert alert-warn">
+            <p>{integration.message ?? `${platform.label} refused the stored credentials.`}</p>
+            <p>{platform.reconnect}</p>
+          </div>
+        )}
+        <div className="actions">
+          <ConfirmButton
+            label="Disconnect"
+            question={`Disconnect “${integration.account_name}”? Its stored API key is erased, its schedules and new-subscriber watches removed; contacts in ${platform.label} stay as they are.`}
+            confirmLabel="Yes, disconnect"
+            onConfirm={disconnect}
+          />
+        </div>
+        {problem !== null && (
+          <p role="alert" className="alert alert-error">
+            {problem}
+          </p>
+        )}
+      </article>
+    </PlatformProvider>
   );
 }

@@ -10,6 +10,7 @@ import type { Run } from '../api/types';
 import { Gauge } from '../components/Gauge';
 import { countWords } from '../lib/count-words';
 import { formatCount, formatInstant } from '../lib/format';
+import { usePlatform } from './platform';
 import { SCOPE_LABELS } from './run-settings';
 import { isActive, isUnfinished, RUN_STATE_LABELS, runProgress, TRIGGER_LABELS } from './runs';
 
@@ -29,6 +30,7 @@ const COUNTS: ReadonlyArray<[keyof Run['counts'], string]> = [
 ];
 
 export function RunItem({ run, onChange }: RunItemProps) {
+  const platform = usePlatform();
   const id = useId();
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -60,7 +62,9 @@ export function RunItem({ run, onChange }: RunItemProps) {
         {TRIGGER_LABELS[run.trigger]}. {SCOPE_LABELS[run.scope]}
         {run.scope === 'stale' && ` (${countWords(run.stale_days, 'day', 'days')})`},{' '}
         {run.statuses.join(', ')}.{' '}
-        {run.write_back === null ? 'Dry run: nothing written to Mailchimp.' : writesWords(run.write_back)}
+        {run.write_back === null
+          ? `Dry run: nothing written to ${platform.label}.`
+          : writesWords(run.write_back)}
         {run.finished_at !== null && ` Finished ${formatInstant(run.finished_at)}.`}
       </p>
       {isUnfinished(run) && (

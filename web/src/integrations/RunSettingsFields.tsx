@@ -4,6 +4,7 @@
  * contacts is off unless ticked, with its consequence said beside it.
  */
 import { useId, useState } from 'react';
+import { usePlatform } from './platform';
 import { MEMBER_STATUSES, type RunSettingsValues, SCOPE_LABELS, type Scope } from './run-settings';
 
 interface RunSettingsFieldsProps {
@@ -12,6 +13,7 @@ interface RunSettingsFieldsProps {
 }
 
 export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
+  const platform = usePlatform();
   const id = useId();
   const [scope, setScope] = useState<Scope>(values.scope);
   const [dryRun, setDryRun] = useState(values.writeBack === null);
@@ -87,10 +89,10 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
       </fieldset>
       <label className="checkbox">
         <input type="checkbox" name="dry_run" checked={dryRun} onChange={() => setDryRun(!dryRun)} />
-        Dry run (write nothing to Mailchimp)
+        Dry run (write nothing to {platform.label})
       </label>
       <fieldset disabled={dryRun} aria-describedby={describedBy('write_back')}>
-        <legend>Write back to Mailchimp</legend>
+        <legend>Write back to {platform.label}</legend>
         <div className="checkboxes">
           <label className="checkbox">
             <input
@@ -99,7 +101,7 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
               defaultChecked={writeBack.fields}
               {...invalid('write_back')}
             />
-            Fields (MV_STATUS, MV_SCORE, MV_CHECKED)
+            {platform.fields}
           </label>
           <label className="checkbox">
             <input
@@ -108,7 +110,7 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
               defaultChecked={writeBack.tags}
               {...invalid('write_back')}
             />
-            Tags (mailvet-valid, mailvet-risky, mailvet-invalid)
+            {platform.tags}
           </label>
           <label className="checkbox">
             <input
@@ -117,7 +119,7 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
               defaultChecked={writeBack.segments}
               {...invalid('write_back')}
             />
-            Segments by score
+            {platform.segments}
           </label>
         </div>
         <label className="checkbox">
@@ -131,7 +133,7 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
           Unsubscribe invalid contacts
         </label>
         <p id={`${id}-unsubscribe-warning`} className={unsubscribe && !dryRun ? 'alert alert-warn' : 'hint'}>
-          Invalid contacts become unsubscribed in Mailchimp and get no campaigns until they subscribe again.
+          {platform.unsubscribeEffect}
           Nothing is ever deleted or archived.
         </p>
         {errorOf('write_back')}

@@ -10,6 +10,7 @@ import type { Audience, Run } from '../api/types';
 import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
 import { countWords } from '../lib/count-words';
+import { usePlatform } from './platform';
 import { RunSettingsFields } from './RunSettingsFields';
 import { DEFAULT_RUN_SETTINGS, parseRunSettings, RUN_SETTINGS_FIELDS } from './run-settings';
 
@@ -21,6 +22,7 @@ interface ValidateFormProps {
 }
 
 export function ValidateForm({ integrationId, audience, onStarted, onClose }: ValidateFormProps) {
+  const platform = usePlatform();
   const { errors, setErrors, fail, clear, busy, setBusy, formRef } = useApiForm(RUN_SETTINGS_FIELDS);
   const headingId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -63,7 +65,7 @@ export function ValidateForm({ integrationId, audience, onStarted, onClose }: Va
           <button type="button" className="button" onClick={onClose}>
             Close
           </button>
-          {busy && <span className="muted">Asking Mailchimp…</span>}
+          {busy && <span className="muted">Asking {platform.label}…</span>}
         </div>
       </form>
     </section>

@@ -10,6 +10,7 @@ import { api } from '../api/client';
 import { type Problem, settle } from '../api/problem';
 import type { Integration } from '../api/types';
 import { PageTitle } from '../components/PageTitle';
+import { ConnectHubSpotForm } from '../integrations/ConnectHubSpotForm';
 import { ConnectMailchimpForm } from '../integrations/ConnectMailchimpForm';
 import { IntegrationCard } from '../integrations/IntegrationCard';
 
@@ -28,6 +29,7 @@ export function IntegrationsPage() {
   const [integrations, setIntegrations] = useState<Integration[] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [oauthUrl, setOauthUrl] = useState<string | null>(null);
+  const [hubspotOauthUrl, setHubspotOauthUrl] = useState<string | null>(null);
   const [query, setQuery] = useSearchParams();
   // The callback's outcome is read once, then taken out of the address: a reload or a later
   // connection does not show it again.
@@ -49,6 +51,7 @@ export function IntegrationsPage() {
       if (outcome.ok) {
         setIntegrations(outcome.data.integrations);
         setOauthUrl(outcome.data.mailchimp_oauth_url);
+        setHubspotOauthUrl(outcome.data.hubspot_oauth_url ?? null);
       } else setProblem(outcome.problem);
     });
     return () => {
@@ -113,6 +116,29 @@ export function IntegrationsPage() {
           }}
         />
       </section>
+      <section aria-labelledby="connect-hubspot-heading" className="card">
+        <h2 id="connect-hubspot-heading">Connect HubSpot</h2>
+        <p className="muted">
+          Verify the contacts of a HubSpot portal: its lists, all contacts, and marketing emails before they
+          go out.
+        </p>
+        {hubspotOauthUrl !== null && (
+          <p>
+            {/* A full page load: the server sends the browser on to HubSpot's consent page. */}
+            <a className="button" href={hubspotOauthUrl}>
+              Connect HubSpot
+            </a>{' '}
+            <span className="muted">or paste a private app token:</span>
+          </p>
+        )}
+        <ConnectHubSpotForm
+          submitLabel={hubspotOauthUrl === null ? 'Connect HubSpot' : 'Connect with private app token'}
+          onConnected={(integration) => {
+            setShowOAuthOutcome(false);
+            setIntegrations((shown) => [...(shown ?? []), integration]);
+          }}
+        />
+      </section>
       <section aria-labelledby="integrations-heading">
         <h2 id="integrations-heading" ref={listHeading} tabIndex={-1}>
           Your integrations
@@ -126,8 +152,8 @@ export function IntegrationsPage() {
         {integrations !== null && integrations.length === 0 && (
           <div className="empty">
             <p>
-              <strong>No integrations yet.</strong> Connect a Mailchimp account above to see its audiences
-              here.
+              <strong>No integrations yet.</strong> Connect a Mailchimp account or a HubSpot portal above to
+              see its audiences or lists here.
             </p>
           </div>
         )}

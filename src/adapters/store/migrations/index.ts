@@ -19,6 +19,9 @@ import * as feedbackEvents from './0012-feedback-events.ts';
 import * as campaignChecks from './0013-campaign-checks.ts';
 import * as userTokens from './0014-user-tokens.ts';
 import { userOperators } from './0015-user-operators.ts';
+import * as listWorkOrder from './0016-list-work-order.ts';
+import * as auditLog from './0017-audit-log.ts';
+import * as dataProtection from './0018-data-protection.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -49,6 +52,9 @@ export function migrationProviderFor(
         '0013-campaign-checks': campaignChecks,
         '0014-user-tokens': userTokens,
         '0015-user-operators': userOperators(operators),
+        '0016-list-work-order': listWorkOrder,
+        '0017-audit-log': auditLog,
+        '0018-data-protection': dataProtection,
       }),
   };
 }

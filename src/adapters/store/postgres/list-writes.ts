@@ -7,15 +7,17 @@
  *   not cover are taken back before the commit.
  * - `saveResults`: first holds the list's row, so a pause or cancel either waits for this save or
  *   is seen by it (and then nothing is saved).
- * - `addRows`: rows and their distinct addresses in chunks.
+ * - `addRows` and `addAddresses`: rows, and an upload's unique addresses, in chunks.
  */
 import { type Kysely, sql } from 'kysely';
-import type { AddressCharge, UploadedRow } from '../../../lists/ports.ts';
+import type { AddressCharge, UploadedAddress, UploadedRow } from '../../../lists/ports.ts';
+import { monthOf } from '../../../usage/months.ts';
 import type { Used } from '../../../usage/ports.ts';
-import type { VerificationResult } from '../../../verification/report.ts';
+import { domainOfKey } from '../../../usage/verification-service.ts';
+import type { Status, VerificationResult } from '../../../verification/report.ts';
 import type { ListWrites } from '../kysely-list-store.ts';
 import { holdLiveList } from '../list-liveness.ts';
-import { type CountColumn, countColumnOf } from '../list-rows.ts';
+import { addressKeysIn, type CountColumn, countColumnOf } from '../list-rows.ts';
 import type { DatabaseSchema } from '../schema.ts';
 import { verificationsUsed } from '../usage-queries.ts';
 import { chargeVerificationRows } from './charges.ts';
@@ -28,6 +30,7 @@ export function postgresListWrites(db: Kysely<DatabaseSchema>): ListWrites {
   return {
     chargeAddresses: chargeAddresses(db),
     addRows: (listId, rows, now) => addRows(db, listId, rows, now),
+    addAddresses: (listId, addresses, now) => addAddresses(db, listId, addresses, now),
     saveResults: (listId, results) =>
       db.transaction().execute(async (trx) => {
         if (!(await holdLiveList(trx, listId))) return;
@@ -54,14 +57,15 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
         };
       }
       if (addressKeys.length > 0) {
-        // Lock the rows in one global order (by key) before marking them. The UPDATE alone locks
+        // Lock the rows in one global order (by their key) before marking them. The UPDATE alone locks
         // them in its plan's order (index order for a short key list, heap order for a long one),
         // so concurrent charges of overlapping batches deadlocked (found by the list store contract).
         await trx
           .selectFrom('list_addresses')
           .select('address_key')
           .where('list_id', '=', listId)
-          .where('address_key', 'in', [...addressKeys])
+          .where(addressKeysIn(addressKeys))
+          .orderBy('domain')
           .orderBy('address_key')
           .forUpdate()
           .execute();
@@ -73,7 +77,7 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
               .updateTable('list_addresses')
               .set({ charged: 1, charged_month: charge.month })
               .where('list_id', '=', listId)
-              .where('address_key', 'in', [...addressKeys])
+              .where(addressKeysIn(addressKeys))
               .where('charged', '=', 0)
               .returning('address_key')
               .execute();
@@ -86,9 +90,9 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
       if (uncovered.length > 0) {
         await trx
           .updateTable('list_addresses')
-          .set({ charged: 0, charged_month: null })
+          .set({ charged: 0 })
           .where('list_id', '=', listId)
-          .where('address_key', 'in', uncovered)
+          .where(addressKeysIn(uncovered))
           .execute();
       }
       return { charged: inOrder.slice(0, grant.granted), used: grant.used };
@@ -112,34 +116,44 @@ async function addRows(
           list_id: listId,
           row_number: row.rowNumber,
           email: row.email,
+          domain: row.domain,
           address_key: row.addressKey,
           fields: row.fields === null ? null : JSON.stringify(row.fields),
         })),
       )
       .execute();
-    // One INSERT may not name a key twice (PostgreSQL refuses to update a row twice): merge first.
-    const addresses = new Map<string, { row: UploadedRow; count: number }>();
-    for (const row of chunk) {
-      const seen = addresses.get(row.addressKey);
-      if (seen === undefined) addresses.set(row.addressKey, { row, count: 1 });
-      else seen.count += 1;
-    }
+  }
+}
+
+async function addAddresses(
+  db: Kysely<DatabaseSchema>,
+  listId: string,
+  addresses: readonly UploadedAddress[],
+  now: Date,
+): Promise<void> {
+  await db.updateTable('lists').set({ updated_at: now.toISOString() }).where('id', '=', listId).execute();
+  const month = monthOf(now);
+  for (let start = 0; start < addresses.length; start += INSERT_CHUNK) {
     await db
       .insertInto('list_addresses')
       .values(
-        [...addresses.values()].map(({ row, count }) => ({
+        addresses.slice(start, start + INSERT_CHUNK).map((address) => ({
           list_id: listId,
-          address_key: row.addressKey,
-          first_row: row.rowNumber,
-          email: row.email,
-          domain: row.domain,
-          row_count: count,
+          domain: address.domain,
+          address_key: address.addressKey,
+          first_row: address.firstRow,
+          email: address.email,
+          row_count: address.rowCount,
+          charged_month: month,
         })),
       )
+      // An address stored before keeps its first row (and the email as that row wrote it).
       .onConflict((conflict) =>
-        conflict
-          .columns(['list_id', 'address_key'])
-          .doUpdateSet({ row_count: sql<number>`list_addresses.row_count + excluded.row_count` }),
+        conflict.columns(['list_id', 'domain', 'address_key']).doUpdateSet({
+          row_count: sql<number>`list_addresses.row_count + excluded.row_count`,
+          email: sql<string>`case when excluded.first_row < list_addresses.first_row then excluded.email else list_addresses.email end`,
+          first_row: sql<number>`least(list_addresses.first_row, excluded.first_row)`,
+        }),
       )
       .execute();
   }
@@ -150,29 +164,33 @@ async function saveResults(
   listId: string,
   results: ReadonlyArray<{ addressKey: string; result: VerificationResult }>,
 ): Promise<void> {
+  if (results.length === 0) return;
+  // One statement for the whole group (a round trip per result was most of a list's time here).
+  // `done = 0` makes a second save (a re-run after a crash) change nothing and count nothing; a key
+  // named twice in one group is saved once, with its first result, as saving them in turn would.
+  const unique = new Map<string, VerificationResult>();
+  for (const { addressKey, result } of results) if (!unique.has(addressKey)) unique.set(addressKey, result);
+  const values = [...unique].map(
+    ([key, result]) => sql`(${domainOfKey(key)}, ${key}, ${result.status}, ${JSON.stringify(result)})`,
+  );
+  const { rows: saved } = await sql<{ row_count: number; status: Status }>`
+    update list_addresses a
+       set done = 1, retry_at = null, status = v.status, result = v.result
+      from (values ${sql.join(values)}) as v(domain, address_key, status, result)
+     where a.list_id = ${listId} and a.domain = v.domain and a.address_key = v.address_key and a.done = 0
+    returning a.row_count, a.status`.execute(db);
   const added = new Map<CountColumn, number>();
   let rows = 0;
-  let addresses = 0;
-  for (const { addressKey, result } of results) {
-    // `done = 0` makes a second save (a re-run after a crash) change nothing and count nothing.
-    const saved = await db
-      .updateTable('list_addresses')
-      .set({ done: 1, retry_at: null, status: result.status, result: JSON.stringify(result) })
-      .where('list_id', '=', listId)
-      .where('address_key', '=', addressKey)
-      .where('done', '=', 0)
-      .returning('row_count')
-      .executeTakeFirst();
-    if (saved === undefined) continue;
-    const column = countColumnOf(result.status);
-    added.set(column, (added.get(column) ?? 0) + saved.row_count);
-    rows += saved.row_count;
-    addresses += 1;
+  for (const { row_count, status } of saved) {
+    const column = countColumnOf(status);
+    const count = Number(row_count);
+    added.set(column, (added.get(column) ?? 0) + count);
+    rows += count;
   }
-  if (addresses === 0) return;
+  if (saved.length === 0) return;
   const counters: Record<string, unknown> = {
     processed_rows: sql<number>`processed_rows + ${rows}`,
-    processed_addresses: sql<number>`processed_addresses + ${addresses}`,
+    processed_addresses: sql<number>`processed_addresses + ${saved.length}`,
   };
   for (const [column, count] of added) counters[column] = sql<number>`${sql.ref(column)} + ${count}`;
   await db.updateTable('lists').set(counters).where('id', '=', listId).execute();

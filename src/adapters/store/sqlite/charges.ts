@@ -20,10 +20,14 @@ function tableStatements(connection: Database.Database, table: string, idColumn:
   const grant =
     '(case when @limit - verifications < @requested then @limit - verifications else @requested end)';
   return {
-    grant: connection.prepare(
-      `update ${table} set verifications = verifications + ${grant}, last_verifications_grant = ${grant}
+    // Raw (an array, not an object): better-sqlite3 makes and interns each column's name for a row
+    // object, which cost more than the update itself on the API's path (one grant per request).
+    grant: connection
+      .prepare(
+        `update ${table} set verifications = verifications + ${grant}, last_verifications_grant = ${grant}
         where ${where} and verifications < @limit returning verifications, last_verifications_grant`,
-    ),
+      )
+      .raw(true),
     grantBulk: connection.prepare(
       `update ${table} set bulk_requests = bulk_requests + 1 where ${where} and bulk_requests < @limit
        returning bulk_requests`,
@@ -103,12 +107,12 @@ function grantOnce(
   statements: TableStatements,
   params: { id: string; month: string; requested: number; limit: number },
 ): GrantRow | undefined {
-  let row = statements.grant.get(params) as GrantRow | undefined;
+  let row = statements.grant.get(params) as [number, number] | undefined;
   if (row === undefined) {
     statements.ensure.run({ id: params.id, month: params.month });
-    row = statements.grant.get(params) as GrantRow | undefined;
+    row = statements.grant.get(params) as [number, number] | undefined;
   }
-  return row;
+  return row === undefined ? undefined : { verifications: row[0], last_verifications_grant: row[1] };
 }
 
 function grantBulkOnce(

@@ -5,6 +5,7 @@ import { setTimeout } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { DatabaseSchema } from '../schema.ts';
+import { incrementalOnNewFile } from './auto-vacuum.ts';
 
 /** How long a writer waits for another connection's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -37,6 +38,8 @@ async function openConnection(file: string): Promise<Database.Database> {
   // `timeout` is the busy timeout, in force from the first statement on.
   const connection = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
+    // Before the first table, so freed pages are reusable from the start (auto-vacuum.ts).
+    incrementalOnNewFile(connection);
     // WAL lets readers run beside the one writer, and other processes (`mailvet keys`) share the file.
     await switchToWal(connection);
     // In WAL mode NORMAL stays consistent after a crash; it only may lose the last commits on power loss.

@@ -1,6 +1,7 @@
 /**
  * The list-job writes that SQLite runs as synchronous statements in the store's write batcher:
- * storing a batch of uploaded rows, charging a batch of addresses and saving a group of results. Each is one transaction (all of it
+ * storing a batch of uploaded rows or addresses, charging a batch of addresses and saving a group
+ * of results (in the compact form of result-codec.ts). Each is one transaction (all of it
  * commits or none does), and a batch of them shares one commit, where Kysely would commit every
  * statement on its own: a list of 100,000 addresses is ~1,000 commits instead of ~100,000.
  * The SQL is that of postgres/list-writes.ts, run synchronously.
@@ -10,31 +11,41 @@ import {
   type AddressCharge,
   LIVE_LIST_STATES,
   type ListStore,
+  type UploadedAddress,
   type UploadedRow,
 } from '../../../lists/ports.ts';
+import { monthOf } from '../../../usage/months.ts';
+import { domainOfKey } from '../../../usage/verification-service.ts';
 import type { VerificationResult } from '../../../verification/report.ts';
 import { assertCharge } from '../kysely-store.ts';
 import { countColumnOf, STATUS_COUNT_COLUMNS } from '../list-rows.ts';
+import { encodeResult } from '../result-codec.ts';
 import type { SqliteCharges } from './charges.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 
+// Every address is found by its key (list, domain, address): see domainOfKey.
 const MARK_CHARGED =
-  'update list_addresses set charged = 1, charged_month = ? where list_id = ? and address_key = ? and charged = 0';
+  'update list_addresses set charged = 1, charged_month = ? where list_id = ? and domain = ? and address_key = ? and charged = 0';
+// The month stays: it is read only while charged, and rewriting it in place keeps the row's size.
 const UNMARK_CHARGED =
-  'update list_addresses set charged = 0, charged_month = null where list_id = ? and address_key = ?';
+  'update list_addresses set charged = 0 where list_id = ? and domain = ? and address_key = ?';
 // `done = 0`: a second save of an address (a re-run after a crash) changes and counts nothing.
 const SAVE_RESULT = `
   update list_addresses set done = 1, retry_at = null, status = ?, result = ?
-   where list_id = ? and address_key = ? and done = 0
+   where list_id = ? and domain = ? and address_key = ? and done = 0
   returning row_count`;
 const TOUCH_LIST = 'update lists set updated_at = ? where id = ?';
 const LIST_STATE = 'select state from lists where id = ?';
 const INSERT_ROW =
-  'insert into list_rows (list_id, row_number, email, address_key, fields) values (?, ?, ?, ?, ?)';
-// The first row of an address keeps its place; a later one only adds to its count.
+  'insert into list_rows (list_id, row_number, email, domain, address_key, fields) values (?, ?, ?, ?, ?, ?)';
+// An address stored before keeps its first row (and the email as that row wrote it); rows add up.
 const UPSERT_ADDRESS = `
-  insert into list_addresses (list_id, address_key, first_row, email, domain, row_count) values (?, ?, ?, ?, ?, 1)
-  on conflict (list_id, address_key) do update set row_count = list_addresses.row_count + 1`;
+  insert into list_addresses (list_id, domain, address_key, first_row, email, row_count, charged_month)
+  values (?, ?, ?, ?, ?, ?, ?)
+  on conflict (list_id, domain, address_key) do update set
+    row_count = list_addresses.row_count + excluded.row_count,
+    email = case when excluded.first_row < list_addresses.first_row then excluded.email else list_addresses.email end,
+    first_row = min(list_addresses.first_row, excluded.first_row)`;
 const ADD_COUNTS = `
   update lists set processed_rows = processed_rows + @rows, processed_addresses = processed_addresses + @addresses,
     ${STATUS_COUNT_COLUMNS.map((column) => `${column} = ${column} + @${column}`).join(', ')}
@@ -45,7 +56,7 @@ export function sqliteListWrites(
   connection: Database.Database,
   writes: WriteBatcher,
   charges: SqliteCharges,
-): Pick<ListStore, 'addRows' | 'chargeAddresses' | 'saveResults'> {
+): Pick<ListStore, 'addRows' | 'addAddresses' | 'chargeAddresses' | 'saveResults'> {
   const touchList = connection.prepare(TOUCH_LIST);
   const insertRow = connection.prepare(INSERT_ROW);
   const upsertAddress = connection.prepare(UPSERT_ADDRESS);
@@ -68,8 +79,23 @@ export function sqliteListWrites(
         touchList.run(now.toISOString(), listId);
         for (const row of rows) {
           const fields = row.fields === null ? null : JSON.stringify(row.fields);
-          insertRow.run(listId, row.rowNumber, row.email, row.addressKey, fields);
-          upsertAddress.run(listId, row.addressKey, row.rowNumber, row.email, row.domain);
+          insertRow.run(listId, row.rowNumber, row.email, row.domain, row.addressKey, fields);
+        }
+      }),
+    addAddresses: (listId: string, addresses: readonly UploadedAddress[], now: Date) =>
+      writes.run(() => {
+        touchList.run(now.toISOString(), listId);
+        const month = monthOf(now);
+        for (const address of addresses) {
+          upsertAddress.run(
+            listId,
+            address.domain,
+            address.addressKey,
+            address.firstRow,
+            address.email,
+            address.rowCount,
+            month,
+          );
         }
       }),
     // Marks the addresses not yet charged, charges the quota for them, and unmarks those the
@@ -85,10 +111,10 @@ export function sqliteListWrites(
           };
         }
         const marked = [...new Set(addressKeys)].filter(
-          (key) => markCharged.run(charge.month, listId, key).changes > 0,
+          (key) => markCharged.run(charge.month, listId, domainOfKey(key), key).changes > 0,
         );
         const grant = charges.verifications(charge, charge.month, marked.length, charge.ceiling);
-        for (const key of marked.slice(grant.granted)) unmarkCharged.run(listId, key);
+        for (const key of marked.slice(grant.granted)) unmarkCharged.run(listId, domainOfKey(key), key);
         return { charged: marked.slice(0, grant.granted), used: grant.used };
       }),
     saveResults: (
@@ -100,9 +126,13 @@ export function sqliteListWrites(
         const counts: Record<string, number | string> = { listId, rows: 0, addresses: 0 };
         for (const column of STATUS_COUNT_COLUMNS) counts[column] = 0;
         for (const { addressKey, result } of results) {
-          const saved = saveResult.get(result.status, JSON.stringify(result), listId, addressKey) as
-            | { row_count: number }
-            | undefined;
+          const saved = saveResult.get(
+            result.status,
+            encodeResult(result),
+            listId,
+            domainOfKey(addressKey),
+            addressKey,
+          ) as { row_count: number } | undefined;
           if (saved === undefined) continue;
           const column = countColumnOf(result.status);
           counts[column] = (counts[column] as number) + saved.row_count;

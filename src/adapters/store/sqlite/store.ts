@@ -16,9 +16,12 @@ import type {
   KeyWithAccount,
 } from '../../../accounts/ports.ts';
 import type { FeedbackStore } from '../../../feedback/ports.ts';
+import type { DataProtectionStore } from '../../../privacy/ports.ts';
+import { KyselyDataProtectionStore } from '../kysely-data-protection-store.ts';
 import { KyselyFeedbackStore, sqliteOutcomeRows } from '../kysely-feedback-store.ts';
 import { KyselyStore, toAccount } from '../kysely-store.ts';
 import type { AccountsTable, DatabaseSchema } from '../schema.ts';
+import { BackgroundCheckpoints } from './background-checkpoints.ts';
 import { SqliteCharges } from './charges.ts';
 import { KnownKeys } from './known-keys.ts';
 import { sqliteListWrites } from './list-writes.ts';
@@ -29,7 +32,7 @@ import { WriteBatcher } from './write-batcher.ts';
 // authentication path. The order of the columns is `keyWithAccount`'s.
 const KEY_BY_HASH = `select k.id, k.account_id, k.kind, k.name, k.key_hash, k.display_prefix, k.monthly_quota,
     k.bulk_quota, k.rate_limit, k.created_at, k.last_used_at, k.revoked_at,
-    a.name, a.plan, a.monthly_quota, a.bulk_quota, a.rate_limit, a.created_at
+    a.name, a.plan, a.monthly_quota, a.bulk_quota, a.rate_limit, a.created_at, a.retention_days
   from api_keys k join accounts a on a.id = k.account_id where k.key_hash = ?`;
 
 const ACCOUNT_BY_ID = 'select * from accounts where id = ?';
@@ -53,6 +56,7 @@ type KeyWithAccountTuple = [
   accountBulkQuota: number | null,
   accountRateLimit: number | null,
   accountCreatedAt: string,
+  accountRetentionDays: number | null,
 ];
 
 function keyWithAccount(row: KeyWithAccountTuple): KeyWithAccount {
@@ -79,6 +83,7 @@ function keyWithAccount(row: KeyWithAccountTuple): KeyWithAccount {
       bulkQuota: row[15],
       rateLimit: row[16],
       createdAt: row[17],
+      retentionDays: row[18],
     },
   };
 }
@@ -86,12 +91,21 @@ function keyWithAccount(row: KeyWithAccountTuple): KeyWithAccount {
 /** `Store` on SQLite. */
 export class SqliteStore extends KyselyStore {
   override readonly feedback: FeedbackStore;
+  override readonly privacy: DataProtectionStore;
   readonly #keyByHash: Database.Statement;
   readonly #accountById: Database.Statement;
   readonly #knownKeys: KnownKeys;
 
-  constructor(db: Kysely<DatabaseSchema>, connection: Database.Database) {
-    const writes = new WriteBatcher(connection);
+  readonly #checkpoints: BackgroundCheckpoints | undefined;
+
+  /** With `backgroundCheckpoints` (a server or worker), WAL checkpoints move off the event loop once writes are busy. */
+  constructor(
+    db: Kysely<DatabaseSchema>,
+    connection: Database.Database,
+    options: { backgroundCheckpoints?: boolean } = {},
+  ) {
+    const checkpoints = options.backgroundCheckpoints ? new BackgroundCheckpoints(connection) : undefined;
+    const writes = new WriteBatcher(connection, checkpoints && (() => checkpoints.wrote()));
     const charges = new SqliteCharges(connection);
     // A list's charges and result saves run in the write batcher like the API's charges:
     // synchronous statements, one transaction each, so they never interleave with another write.
@@ -100,11 +114,17 @@ export class SqliteStore extends KyselyStore {
         writes.run(() => charges.verifications(owner, month, requested, ceiling)),
       bulkRequest: (owner, month, ceiling) => writes.run(() => charges.bulkRequest(owner, month, ceiling)),
     });
+    this.#checkpoints = checkpoints;
     this.#keyByHash = connection.prepare(KEY_BY_HASH).raw(true);
     this.#knownKeys = new KnownKeys(connection);
     this.#accountById = connection.prepare(ACCOUNT_BY_ID);
     // Every verification of an account looks its feedback up: a prepared statement, as above.
     this.feedback = new KyselyFeedbackStore(db, sqliteOutcomeRows(connection));
+    // Stepped to its end by `pragma()` (a statement run once through Kysely frees a single page);
+    // a no-op on a file not in incremental auto-vacuum (auto-vacuum.ts).
+    this.privacy = new KyselyDataProtectionStore(db, (pages) => {
+      connection.pragma(`incremental_vacuum(${pages})`);
+    });
   }
 
   override async findApiKeyByHash(keyHash: string): Promise<KeyWithAccount | null> {
@@ -142,6 +162,11 @@ export class SqliteStore extends KyselyStore {
     } finally {
       this.#knownKeys.forget();
     }
+  }
+
+  override async close(): Promise<void> {
+    await this.#checkpoints?.stop();
+    await super.close();
   }
 
   override async findAccount(id: string): Promise<Account | null> {

@@ -27,7 +27,11 @@ export class WriteBatcher {
   /** Several writes in one transaction, each in its savepoint; the outcomes in order. */
   readonly #many: Database.Transaction<(batch: readonly Pending[]) => Outcome[]>;
 
-  constructor(connection: Database.Database) {
+  readonly #afterFlush: (() => void) | undefined;
+
+  /** `afterFlush` is told after each transaction (the store starts its checkpointer once busy). */
+  constructor(connection: Database.Database, afterFlush?: () => void) {
+    this.#afterFlush = afterFlush;
     this.#one = connection.transaction((work: () => unknown) => work());
     this.#many = connection.transaction((batch: readonly Pending[]) =>
       batch.map((pending): Outcome => {
@@ -55,6 +59,14 @@ export class WriteBatcher {
     const batch = this.#pending;
     this.#pending = [];
     this.#scheduled = false;
+    try {
+      this.#commit(batch);
+    } finally {
+      this.#afterFlush?.();
+    }
+  }
+
+  #commit(batch: readonly Pending[]): void {
     // IMMEDIATE takes the write lock up front, so another process's writer makes us wait
     // (busy_timeout) instead of failing the upgrade from a read lock half-way.
     if (batch.length === 1) {

@@ -10,6 +10,7 @@ import type { AccountMail } from '../../../accounts/account-mail.ts';
 import type { DeviceTokens } from '../../../accounts/devices.ts';
 import type { KeyUseRecorder } from '../../../accounts/key-use.ts';
 import type { Plan } from '../../../accounts/plans.ts';
+import type { AuditTrail } from '../../../audit/audit-trail.ts';
 import type { DoctorAccess } from '../../../doctor/doctor-service.ts';
 import type { FeedbackService } from '../../../feedback/feedback-service.ts';
 import type { CampaignCheckService } from '../../../integrations/campaign-check.ts';
@@ -18,17 +19,23 @@ import type { RunService } from '../../../integrations/runs/run-service.ts';
 import type { ScheduleService } from '../../../integrations/schedules/schedule-service.ts';
 import type { WatchService } from '../../../integrations/watches.ts';
 import type { ListService } from '../../../lists/list-service.ts';
+import type { DataProtection } from '../../../privacy/data-protection.ts';
 import type { DomainCheckService } from '../../../sender-checks/domain-check-service.ts';
 import type { Store } from '../../../store.ts';
 import type { RateLimiter } from '../../../usage/ports.ts';
 import type { VerificationService } from '../../../usage/verification-service.ts';
+import { auditPlugin } from '../../plugins/audit.ts';
 import { authPlugin, type SessionAuth } from '../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../plugins/json-body.ts';
 import { rateLimitPlugin } from '../../plugins/rate-limit.ts';
 import type { SignInThrottle } from '../../sign-in-throttle.ts';
 import { accountRoutes } from './accounts/account.ts';
+import { accountSettingsRoutes } from './accounts/account-settings.ts';
+import { accountExportRoute } from './accounts/export.ts';
 import { keyRoutes } from './accounts/keys.ts';
 import { publicSessionRoutes, sessionRoutes } from './accounts/session.ts';
+import { addressRoutes } from './addresses.ts';
+import { auditRoutes } from './audit.ts';
 import { bulkRoute } from './bulk.ts';
 import { doctorRoutes } from './doctor.ts';
 import { domainCheckRoute } from './domains.ts';
@@ -80,6 +87,10 @@ export interface V1Deps {
   feedback?: Pick<FeedbackService, 'submit'>;
   /** Sender-domain checks; without them their route is absent. */
   domainChecks?: Pick<DomainCheckService, 'check'>;
+  /** The audit log: changes recorded by the routes that make them, and its own route; absent, neither. */
+  audit?: AuditTrail;
+  /** Erasure and the default retention; without it the erasure, settings and export routes are absent. */
+  privacy?: DataProtection;
   /** A list upload whose body stops arriving for this long is refused (408), ms. */
   uploadIdleTimeoutMs?: number;
   /** A list upload that takes longer than this in all is refused (408), ms. */
@@ -93,12 +104,15 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
   // Each plugin gets only its own dependencies: passing these options on whole would pass the
   // caller's `prefix` too, and prefix the routes twice.
   const sessionDeps =
-    dashboard === undefined ? undefined : { ...dashboard, users: store.users, accounts: store };
+    dashboard === undefined
+      ? undefined
+      : { ...dashboard, users: store.users, accounts: store, audit: deps.audit };
   if (sessionDeps !== undefined) await app.register(publicSessionRoutes, sessionDeps);
 
   await app.register(async (authed) => {
     await authed.register(authPlugin, { store, plans, keyUse: deps.keyUse, sessions: dashboard?.sessions });
     await authed.register(rateLimitPlugin, { rateLimiter, service });
+    await authed.register(auditPlugin, { keys: store });
     await authed.register(async (verification) => {
       await verification.register(jsonBodyPlugin);
       await verification.register(verifyRoute, { service });
@@ -115,7 +129,31 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
         uploadTimeoutMs: deps.uploadTimeoutMs ?? UPLOAD_TIMEOUT_MS,
       });
     }
-    await authed.register(accountRoutes, { store, now: deps.now });
+    await authed.register(accountRoutes, {
+      store,
+      now: deps.now,
+      ...(deps.privacy && { defaultRetentionDays: deps.privacy.defaultRetentionDays }),
+    });
+    if (deps.privacy !== undefined) {
+      const { privacy, audit } = deps;
+      await authed.register(async (settings) => {
+        await settings.register(jsonBodyPlugin);
+        await settings.register(accountSettingsRoutes, {
+          store,
+          defaultRetentionDays: privacy.defaultRetentionDays,
+          audit,
+        });
+      });
+      await authed.register(addressRoutes, { erasure: privacy.erasure });
+      await authed.register(accountExportRoute, {
+        store,
+        runs: deps.runs ?? { page: async () => [] },
+        plans,
+        defaultRetentionDays: privacy.defaultRetentionDays,
+        now: deps.now ?? (() => new Date()),
+        audit,
+      });
+    }
     if (deps.integrations !== undefined && deps.watches !== undefined) {
       await authed.register(integrationRoutes, {
         integrations: deps.integrations,
@@ -129,9 +167,10 @@ export const v1Routes: FastifyPluginAsync<V1Deps> = async (app, deps) => {
     if (deps.schedules !== undefined) await authed.register(scheduleRoutes, { schedules: deps.schedules });
     if (deps.doctor !== undefined) await authed.register(doctorRoutes, deps.doctor);
     if (deps.feedback !== undefined) await authed.register(feedbackRoutes, { feedback: deps.feedback });
+    if (deps.audit !== undefined) await authed.register(auditRoutes, { audit: deps.audit });
     if (sessionDeps !== undefined) {
       await authed.register(sessionRoutes, sessionDeps);
-      await authed.register(keyRoutes, { store, now: deps.now });
+      await authed.register(keyRoutes, { store, now: deps.now, audit: deps.audit });
     }
   });
 };

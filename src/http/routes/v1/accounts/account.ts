@@ -1,8 +1,11 @@
 /**
- * GET /api/v1/account (plan, figures, this month's usage) and GET /api/v1/usage (per day by
- * status, per key), with a key or a session. Only the caller's own account.
+ * GET /api/v1/account (plan, figures, retention, this month's usage) and GET /api/v1/usage (per
+ * day by status, per key), with a key or a session. Only the caller's own account. Its settings
+ * change with PATCH (account-settings.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { DEFAULT_RETENTION_DAYS } from '../../../../accounts/plans.ts';
+import { retentionDaysOf } from '../../../../privacy/retention.ts';
 import type { Store } from '../../../../store.ts';
 import { verificationCeiling } from '../../../../usage/meter.ts';
 import { monthOf, nextMonthStart } from '../../../../usage/months.ts';
@@ -16,6 +19,8 @@ import { keyView } from './keys.ts';
 
 export interface AccountRoutesDeps {
   store: Pick<Store, 'findAccount' | 'findApiKeyById' | 'usage' | 'dailyUsage' | 'listApiKeys'>;
+  /** MAILVET_RETENTION_DAYS (default 30). */
+  defaultRetentionDays?: number;
   now?: () => Date;
 }
 
@@ -27,7 +32,7 @@ const errors = apiErrorResponses({ 401: ['unauthorized'], 429: ['rate_limited'],
 
 export const accountRoutes: FastifyPluginAsync<AccountRoutesDeps> = async (
   app,
-  { store, now = () => new Date() },
+  { store, defaultRetentionDays = DEFAULT_RETENTION_DAYS, now = () => new Date() },
 ) => {
   app.get(
     '/account',
@@ -59,6 +64,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesDeps> = async (
         id: caller.accountId,
         name: account?.name ?? '',
         plan: limits.name,
+        retention_days: retentionDaysOf(account?.retentionDays, defaultRetentionDays, limits.retentionDays),
+        retention_days_setting: account?.retentionDays ?? null,
         limits: {
           monthly_verifications: limits.monthlyVerifications,
           monthly_bulk_requests: limits.monthlyBulkRequests,

@@ -3,9 +3,11 @@
  * manage keys. A key of another account answers 404, like one that does not exist. A key's own
  * caps may not exceed its account's figures.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { issueApiKey } from '../../../../accounts/key-issuance.ts';
 import type { ApiKeyRecord, Figures } from '../../../../accounts/ports.ts';
+import { type AuditTrail, type Change, changedFields } from '../../../../audit/audit-trail.ts';
+import { keySettings } from '../../../../audit/described.ts';
 import type { Store } from '../../../../store.ts';
 import type { Meter } from '../../../../usage/meter.ts';
 import { monthOf } from '../../../../usage/months.ts';
@@ -34,6 +36,8 @@ export interface KeyRoutesDeps {
     | 'keyUsages'
   >;
   now?: () => Date;
+  /** Records keys created, changed and revoked. */
+  audit?: AuditTrail | undefined;
 }
 
 const errors = authedErrorResponses;
@@ -41,9 +45,13 @@ const errors = authedErrorResponses;
 /** The key routes. */
 export const keyRoutes: FastifyPluginAsync<KeyRoutesDeps> = async (
   app,
-  { store, now = () => new Date() },
+  { store, now = () => new Date(), audit },
 ) => {
   const security = [{ sessionCookie: [] }];
+  const record = async (request: FastifyRequest, change: Change) => {
+    if (audit !== undefined)
+      await audit.record(callerOf(request).accountId, await request.initiator(), change);
+  };
   app.get(
     '/keys',
     {
@@ -86,13 +94,18 @@ export const keyRoutes: FastifyPluginAsync<KeyRoutesDeps> = async (
         sessionOf(request);
         const caller = callerOf(request);
         const caps = capsWithinAccount(caller, request.body);
-        const { record, key } = await issueApiKey(store, {
+        const { record: created, key } = await issueApiKey(store, {
           accountId: caller.accountId,
           name: request.body.name.trim(),
           caps,
         });
+        await record(request, {
+          action: 'key.created',
+          targetId: created.id,
+          details: { ...keySettings(created), prefix: created.displayPrefix },
+        });
         reply.code(201);
-        return { ...keyView(record, monthOf(now()), undefined), key };
+        return { ...keyView(created, monthOf(now()), undefined), key };
       },
     );
 
@@ -122,6 +135,9 @@ export const keyRoutes: FastifyPluginAsync<KeyRoutesDeps> = async (
           caps,
         });
         if (updated === null) throw keyNotFound();
+        const changed = changedFields(keySettings(existing), keySettings(updated));
+        if (changed !== null)
+          await record(request, { action: 'key.updated', targetId: updated.id, details: changed });
         const month = monthOf(now());
         return keyView(updated, month, (await store.keyUsages(caller.accountId, month)).get(updated.id));
       },
@@ -142,7 +158,13 @@ export const keyRoutes: FastifyPluginAsync<KeyRoutesDeps> = async (
     async (request, reply) => {
       sessionOf(request);
       const key = await ownKey(store, callerOf(request).accountId, request.params.id);
-      await store.revokeApiKey(key.id);
+      if (await store.revokeApiKey(key.id)) {
+        await record(request, {
+          action: 'key.revoked',
+          targetId: key.id,
+          details: { name: key.name, prefix: key.displayPrefix },
+        });
+      }
       reply.code(204);
     },
   );

@@ -21,8 +21,10 @@ import {
   signUp,
   type UserDeps,
 } from '../../../../accounts/users.ts';
+import type { AuditTrail, Change } from '../../../../audit/audit-trail.ts';
 import { deviceTokenOf, setDeviceCookie } from '../../../device-cookie.ts';
 import { ApiError, notSignedIn, validationFailed } from '../../../errors.ts';
+import { userInitiator } from '../../../plugins/audit.ts';
 import { type SessionAuth, sessionOf } from '../../../plugins/auth.ts';
 import { jsonBodyPlugin } from '../../../plugins/json-body.ts';
 import {
@@ -59,6 +61,8 @@ export interface SessionRoutesDeps {
   devices: DeviceTokens;
   /** Confirmation and reset links; absent without a mail relay. */
   accountMail?: AccountMail;
+  /** Records sign-ins (and failed ones), sign-ups, sign-outs and password changes. */
+  audit?: AuditTrail | undefined;
 }
 
 const WRONG_CREDENTIALS = 'Wrong email or password';
@@ -130,6 +134,11 @@ function registerSignUpAndIn(app: Parameters<FastifyPluginAsync>[0], deps: Sessi
       // and the dashboard's banner can send the link again.
       if (mail !== undefined)
         inBackground(request.log, 'confirmation link', () => mail.sendConfirmation(outcome.user));
+      await recordAs(deps, outcome.user, request.ip, {
+        action: 'account.created',
+        targetId: outcome.account.id,
+        details: { name: outcome.account.name, plan: outcome.account.plan, owner: outcome.user.email },
+      });
       reply.code(201);
       return startSession(deps, reply, outcome.user, outcome.account);
     },
@@ -161,8 +170,13 @@ function registerSignUpAndIn(app: Parameters<FastifyPluginAsync>[0], deps: Sessi
       });
       const user = await authenticate(deps.users, email, password);
       const account = user === null ? null : await deps.accounts.findAccount(user.accountId);
-      if (user === null || account === null) throw notSignedIn(WRONG_CREDENTIALS);
-      return startSession(deps, reply, user, account);
+      if (user === null || account === null) {
+        recordFailedSignIn(deps, request, address);
+        throw notSignedIn(WRONG_CREDENTIALS);
+      }
+      const session = await startSession(deps, reply, user, account);
+      await recordAs(deps, user, request.ip, { action: 'user.signed_in', targetId: user.id });
+      return session;
     },
   );
 }
@@ -189,9 +203,11 @@ function registerLinks(app: Parameters<FastifyPluginAsync>[0], deps: SessionRout
     async (request, reply) => {
       const mail = mailOrNotFound(deps);
       await deps.throttle.linkUse(request.ip);
-      if (!(await mail.confirm(request.body.token))) {
+      const confirmed = await mail.confirm(request.body.token);
+      if (confirmed === null) {
         throw validationFailed([{ field: 'token', message: `${INVALID_LINK}: sign in to send a new one` }]);
       }
+      await recordAs(deps, confirmed, request.ip, { action: 'user.email_confirmed', targetId: confirmed.id });
       reply.code(204);
     },
   );
@@ -251,9 +267,11 @@ function registerLinks(app: Parameters<FastifyPluginAsync>[0], deps: SessionRout
       const weak = passwordProblem(request.body.password);
       if (weak !== null) throw validationFailed([weak]);
       await deps.throttle.linkUse(request.ip);
-      if (!(await mail.resetPassword(request.body.token, request.body.password))) {
+      const reset = await mail.resetPassword(request.body.token, request.body.password);
+      if (reset === null) {
         throw validationFailed([{ field: 'token', message: `${INVALID_LINK}: ask for a new one` }]);
       }
+      await recordAs(deps, reset, request.ip, { action: 'user.password_reset', targetId: reset.id });
       reply.code(204);
     },
   );
@@ -295,7 +313,9 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesDeps> = async (app, 
       },
     },
     async (request, reply) => {
-      await deps.sessions.manager.end(sessionOf(request).session.id);
+      const { session, user } = sessionOf(request);
+      await deps.sessions.manager.end(session.id);
+      await recordAs(deps, user, request.ip, { action: 'user.signed_out', targetId: user.id });
       clearSessionCookie(reply, deps.sessions.secureCookie);
       reply.code(204);
     },
@@ -378,6 +398,10 @@ export const sessionRoutes: FastifyPluginAsync<SessionRoutesDeps> = async (app, 
             { field: 'current_password', message: 'This is not your current password' },
           ]);
         }
+        await recordAs(deps, resumed.user, request.ip, {
+          action: 'user.password_changed',
+          targetId: resumed.user.id,
+        });
         reply.code(204);
       },
     );
@@ -408,6 +432,33 @@ async function isKnownDevice(
   const deviceUser = deps.devices.userOf(deviceTokenOf(request));
   if (deviceUser === null) return false;
   return (await deps.users.findUserByEmail(address))?.id === deviceUser;
+}
+
+/** Records a change the user made, in their account's log. */
+async function recordAs(deps: SessionRoutesDeps, user: User, ip: string, change: Change): Promise<void> {
+  await deps.audit?.record(user.accountId, userInitiator(user, ip), change);
+}
+
+/**
+ * Records a failed sign-in in the account of the address's user; an address with no user has no
+ * account to record it in. After the answer, so that a known address answers in the time of an
+ * unknown one; a failure to record is logged.
+ */
+function recordFailedSignIn(deps: SessionRoutesDeps, request: FastifyRequest, address: string): void {
+  const { audit } = deps;
+  if (audit === undefined) return;
+  const ip = request.ip;
+  setImmediate(() =>
+    inBackground(request.log, 'failed sign-in audit entry', async () => {
+      const user = await deps.users.findUserByEmail(address);
+      if (user === null) return;
+      await audit.record(user.accountId, userInitiator(user, ip), {
+        action: 'user.sign_in_failed',
+        targetId: user.id,
+        details: { reason: 'wrong_password' },
+      });
+    }),
+  );
 }
 
 /** Runs mail work after the answer; a failure is logged (the relay's credentials never are). */

@@ -60,6 +60,7 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
             accountId,
             request.body.provider,
             request.body.api_key,
+            await request.initiator(),
           );
           reply.code(201);
           return integrationView(integration);
@@ -85,6 +86,7 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
       integrations: (await integrations.list(callerOf(request).accountId)).map(integrationView),
       mailchimp_oauth_url:
         integrations.oauthOf('mailchimp') === undefined ? null : oauthConnectPath('mailchimp'),
+      hubspot_oauth_url: integrations.oauthOf('hubspot') === undefined ? null : oauthConnectPath('hubspot'),
     }),
   );
 
@@ -117,8 +119,9 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
     },
     async (request, reply) => {
       // The platform's webhooks go first, while the credentials still exist to remove them.
-      await watches.removeAll(callerOf(request).accountId, request.params.id);
-      if (!(await integrations.disconnect(callerOf(request).accountId, request.params.id)))
+      const { accountId } = callerOf(request);
+      await watches.removeAll(accountId, request.params.id);
+      if (!(await integrations.disconnect(accountId, request.params.id, await request.initiator())))
         throw integrationNotFound();
       reply.code(204);
     },
@@ -186,6 +189,7 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
             callerOf(request).accountId,
             request.params.id,
             request.body.audience_id,
+            await request.initiator(),
           );
         } catch (error) {
           if (error instanceof ProviderError && error.status === 404) {
@@ -239,6 +243,7 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
           callerOf(request).accountId,
           request.params.id,
           request.params.watchId,
+          await request.initiator(),
         );
       } catch (error) {
         throw providerFailure(error);
@@ -261,6 +266,7 @@ export function integrationView(integration: Integration) {
     provider: integration.provider,
     account_name: integration.accountName,
     dc: integration.dc,
+    ...(integration.provider === 'hubspot' && { portal_id: integration.providerAccountId }),
     state: integration.state,
     message: integration.message,
     created_at: integration.createdAt,

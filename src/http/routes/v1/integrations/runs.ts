@@ -59,10 +59,13 @@ export const runRoutes: FastifyPluginAsync<RunRoutesDeps> = async (app, { runs }
         const { audience_id: audienceId, ...settings } = request.body;
         let outcome: Awaited<ReturnType<RunService['start']>>;
         try {
-          outcome = await runs.start(accountId, request.params.id, {
-            audienceId,
-            ...runSettingsOf(settings),
-          });
+          outcome = await runs.start(
+            accountId,
+            request.params.id,
+            { audienceId, ...runSettingsOf(settings) },
+            { kind: 'manual' },
+            await request.initiator(),
+          );
         } catch (error) {
           if (error instanceof UnknownAudience)
             throw validationFailed([
@@ -146,7 +149,12 @@ export const runRoutes: FastifyPluginAsync<RunRoutesDeps> = async (app, { runs }
       },
     },
     async (request) => {
-      const outcome = await runs.cancel(callerOf(request).accountId, request.params.id, request.params.runId);
+      const outcome = await runs.cancel(
+        callerOf(request).accountId,
+        request.params.id,
+        request.params.runId,
+        await request.initiator(),
+      );
       if (outcome.kind === 'not_found') throw runNotFound();
       if (outcome.kind === 'conflict')
         throw new ApiError('conflict', { message: `The run is ${outcome.state}: it cannot be cancelled` });

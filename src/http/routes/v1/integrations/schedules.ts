@@ -60,12 +60,12 @@ export const scheduleRoutes: FastifyPluginAsync<ScheduleRoutesDeps> = async (app
         const { audience_id: audienceId, cron, timezone, ...settings } = request.body;
         let outcome: Awaited<ReturnType<ScheduleService['create']>>;
         try {
-          outcome = await schedules.create(callerOf(request).accountId, request.params.id, {
-            audienceId,
-            cron,
-            timezone: timezone ?? 'UTC',
-            ...runSettingsOf(settings),
-          });
+          outcome = await schedules.create(
+            callerOf(request).accountId,
+            request.params.id,
+            { audienceId, cron, timezone: timezone ?? 'UTC', ...runSettingsOf(settings) },
+            await request.initiator(),
+          );
         } catch (error) {
           throw providerFailure(error);
         }
@@ -112,6 +112,7 @@ export const scheduleRoutes: FastifyPluginAsync<ScheduleRoutesDeps> = async (app
             }),
             ...(body.paused !== undefined && { paused: body.paused }),
           },
+          await request.initiator(),
         );
         if (outcome.kind === 'not_found') throw scheduleNotFound();
         if (outcome.kind === 'invalid') throw invalid(outcome);
@@ -173,6 +174,7 @@ export const scheduleRoutes: FastifyPluginAsync<ScheduleRoutesDeps> = async (app
         callerOf(request).accountId,
         request.params.id,
         request.params.scheduleId,
+        await request.initiator(),
       );
       if (!removed) throw scheduleNotFound();
       reply.code(204);

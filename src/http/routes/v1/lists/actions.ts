@@ -68,7 +68,12 @@ export const listActionRoutes: FastifyPluginAsync<ListActionDeps> = async (app, 
       },
     },
     async (request, reply) => {
-      if (!(await lists.remove(callerOf(request).accountId, request.params.id))) throw listNotFound();
+      const removed = await lists.remove(
+        callerOf(request).accountId,
+        request.params.id,
+        await request.initiator(),
+      );
+      if (!removed) throw listNotFound();
       reply.code(204);
     },
   );

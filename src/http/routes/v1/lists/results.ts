@@ -2,14 +2,15 @@
  * GET /api/v1/lists/{id}/results?format=csv|json&status=...: one entry per uploaded row, in upload
  * order (a duplicate row repeats its address's result), streamed from the store page by page so a
  * million rows never sit in memory. CSV keeps the uploaded row's columns and appends the result's.
- * Rows not verified yet have empty result cells (CSV) or `"result": null` (JSON).
+ * Rows not verified yet have empty result cells (CSV) or `"result": null` (JSON). Once the
+ * account's retention deleted them, 410 `results_expired`.
  */
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ListService } from '../../../../lists/list-service.ts';
 import { resultsCsv, resultsJson } from '../../../../lists/results-format.ts';
 import type { Status } from '../../../../verification/report.ts';
-import { listNotFound, validationFailed } from '../../../errors.ts';
+import { listNotFound, resultsExpired, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses.ts';
 import { STATUS_NAMES } from '../../../schemas/result.ts';
@@ -56,6 +57,7 @@ const schema = {
     ...apiErrorResponses({
       401: ['unauthorized'],
       404: ['not_found'],
+      410: ['results_expired'],
       422: ['validation_failed'],
       429: ['rate_limited'],
       500: ['internal_error'],
@@ -71,6 +73,7 @@ export const listResultsRoute: FastifyPluginAsync<ListResultsDeps> = async (app,
     async (request, reply) => {
       const list = await lists.get(callerOf(request).accountId, request.params.id);
       if (list === null) throw listNotFound();
+      if ((list.resultsExpiredAt ?? null) !== null) throw resultsExpired();
       const statuses = parseStatuses(request.query.status);
       const rows = lists.results(list.id, statuses);
       const format = request.query.format ?? 'csv';

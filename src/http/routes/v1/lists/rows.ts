@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ListService } from '../../../../lists/list-service.ts';
 import { pageLimit } from '../../../cursor.ts';
-import { listNotFound, validationFailed } from '../../../errors.ts';
+import { listNotFound, resultsExpired, validationFailed } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { apiErrorResponses, okResponse } from '../../../schemas/responses.ts';
 import { type ListIdParams, listIdParams } from './params.ts';
@@ -58,6 +58,7 @@ const schema = {
     ...apiErrorResponses({
       401: ['unauthorized'],
       404: ['not_found'],
+      410: ['results_expired'],
       422: ['validation_failed'],
       429: ['rate_limited'],
       500: ['internal_error'],
@@ -73,6 +74,7 @@ export const listRowsRoute: FastifyPluginAsync<ListRowsDeps> = async (app, { lis
     async (request) => {
       const list = await lists.get(callerOf(request).accountId, request.params.id);
       if (list === null) throw listNotFound();
+      if ((list.resultsExpiredAt ?? null) !== null) throw resultsExpired();
       const limit = pageLimit(request.query.limit, DEFAULT_LIMIT);
       const offset = Number(request.query.offset ?? '0');
       if (offset > MAX_OFFSET) {
