@@ -13,7 +13,7 @@
  *
  * BENCH_LISTS_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the server process there.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -22,7 +22,6 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { parse } from 'csv-parse';
 import pg from 'pg';
 import type { ListView } from '../src/lists/list-view.ts';
@@ -30,6 +29,7 @@ import { schemaFactory } from '../tests/helpers/postgres-schemas.ts';
 import type { Zones } from '../tests/mailworld/dns-server.ts';
 import { type MailWorld, startMailWorld } from '../tests/mailworld/mail-world.ts';
 import { type SmtpHost, startSmtpHost } from '../tests/mailworld/smtp-server.ts';
+import { baseEnvironment, createKey } from '../tests/scale-out/processes.ts';
 import { mulberry32 } from './random.ts';
 
 export interface ListBenchOptions {
@@ -105,7 +105,6 @@ export interface ListFigures {
 }
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const execFileAsync = promisify(execFile);
 const POLL_MS = 100;
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on every Linux that matters). */
 const CLOCK_TICKS = 100;
@@ -137,7 +136,12 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
   };
   let server: ServerProcess | undefined;
   try {
-    const key = await createBenchKey(root, env);
+    const { key } = await createKey(
+      'bench',
+      ['--plan', 'pro', '--monthly-quota', '1000000', '--rate-limit', '1000'],
+      env,
+      root,
+    );
     server = await spawnServer(env, options.profileDir, root);
     // What the server caused to be written: its own writes on SQLite, the WAL PostgreSQL wrote.
     const written = postgres === undefined ? () => storageWrites(server!.pid) : () => walBytes(postgres.url);
@@ -383,26 +387,6 @@ export interface ServerProcess {
  * `node bin/mailvet serve` on PORT=0 (URL from its "listening on" line, as the scale-out suites'
  * `spawnServe` reads it, which does not give the pid this bench samples). Its stdout is drained.
  */
-/** The inherited environment, without what would point a child at another store or port. */
-function inheritedEnv(): Record<string, string | undefined> {
-  const { DATABASE_URL: _d, REDIS_URL: _r, MAILVET_DATA_DIR: _m, PORT: _p, ...inherited } = process.env;
-  return inherited;
-}
-
-/** A `pro` key with room for the whole list, made with `root`'s `mailvet keys create`. */
-async function createBenchKey(root: string, env: Record<string, string>): Promise<string> {
-  const args = ['bin/mailvet', 'keys', 'create', '--name', 'bench', '--plan', 'pro'];
-  args.push('--monthly-quota', '1000000', '--rate-limit', '1000', '--json', '--init');
-  const { stdout } = await execFileAsync(process.execPath, args, {
-    cwd: root,
-    env: { ...inheritedEnv(), ...env },
-    timeout: 60_000,
-  });
-  const { key } = JSON.parse(stdout) as { key?: unknown };
-  if (typeof key !== 'string') throw new Error(`keys create printed no key: ${stdout}`);
-  return key;
-}
-
 /** Bytes of WAL the PostgreSQL server has written so far (its current WAL position). */
 async function walBytes(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
@@ -422,7 +406,7 @@ export async function spawnServer(
   profileDir?: string,
   root = ROOT,
 ): Promise<ServerProcess> {
-  const inherited = inheritedEnv();
+  const inherited = baseEnvironment();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, 'bin/mailvet', 'serve'], {
     cwd: root,

@@ -30,7 +30,7 @@ export interface ServeProcess extends WorkerProcess {
 }
 
 /** The environment of the test process without the variables a child must get only from `env`. */
-function baseEnvironment(): NodeJS.ProcessEnv {
+export function baseEnvironment(): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, MAILVET_DATA_DIR: _m, PORT: _p, ...inherited } = process.env;
   return inherited;
 }
@@ -108,11 +108,12 @@ async function spawnMailvet(
   };
 }
 
-/** Runs `node bin/mailvet ...args` to completion with `env`; returns its stdout. */
-export async function mailvet(args: string[], env: Record<string, string>): Promise<string> {
+/** Runs `node bin/mailvet ...args` (of the checkout at `root`, this one by default) to completion with `env`; returns its stdout. */
+export async function mailvet(args: string[], env: Record<string, string>, root?: string): Promise<string> {
   const { stdout } = await run(process.execPath, ['bin/mailvet', ...args], {
     env: { ...baseEnvironment(), ...env },
     timeout: 30_000,
+    ...(root !== undefined && { cwd: root }),
   });
   return stdout;
 }
@@ -129,9 +130,10 @@ export async function createKey(
   name: string,
   flags: string[],
   env: Record<string, string>,
+  root?: string,
 ): Promise<CreatedKey> {
   const created = JSON.parse(
-    await mailvet(['keys', 'create', '--name', name, ...flags, '--json', '--init'], env),
+    await mailvet(['keys', 'create', '--name', name, ...flags, '--json', '--init'], env, root),
   ) as {
     id: unknown;
     account_id: unknown;
