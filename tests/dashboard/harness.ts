@@ -28,6 +28,7 @@ import { createServer } from 'node:http';
 import net, { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
   type Browser,
@@ -507,8 +508,23 @@ export async function sessionFromCookie(url: string, email: string, cookie: stri
  */
 const API_HANG_GUARD_MS = 60_000;
 
-/** fetch /api/v1`path` with a session, as the dashboard sends it (CSRF token and Origin on unsafe methods). */
-export function sessionFetch(url: string, session: ApiSession, path: string, init: RequestInit = {}) {
+/**
+ * fetch /api/v1`path` with a session, as the dashboard sends it (CSRF token and Origin on unsafe
+ * methods, and a read refused by the account's rate limit asked again after its Retry-After: the
+ * dashboard's page loads and the test's own reads share the free plan's bucket).
+ */
+export async function sessionFetch(url: string, session: ApiSession, path: string, init: RequestInit = {}) {
+  const method = (init.method ?? 'GET').toUpperCase();
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await sessionFetchOnce(url, session, path, init);
+    if (method !== 'GET' || response.status !== 429 || attempt === 3) return response;
+    const body = (await response.clone().json()) as { code?: string };
+    if (body.code !== 'rate_limited') return response;
+    await sleep(Number(response.headers.get('retry-after') ?? 1) * 1000);
+  }
+}
+
+function sessionFetchOnce(url: string, session: ApiSession, path: string, init: RequestInit) {
   const method = (init.method ?? 'GET').toUpperCase();
   const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(method);
   return fetch(`${url}/api/v1${path}`, {

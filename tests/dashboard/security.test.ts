@@ -113,6 +113,31 @@ if (dashboard.executablePath === null) {
       await page.context().close();
     });
 
+    it('a page loaded when the shared rate limit is spent waits for it instead of showing an error', async () => {
+      const page = await signedInPage(browser, server.url, first);
+      let listsRefused = false;
+      page.on('response', (response) => {
+        if (response.url().includes('/api/v1/lists?') && response.status() === 429) listsRefused = true;
+      });
+      // The page's own requests empty the bucket (the free plan's burst is 10), then the Lists link
+      // is followed: its read queues behind them and finds nothing left.
+      for (let attempt = 0; attempt < 3 && !listsRefused; attempt += 1) {
+        await navigate(page, 'API keys');
+        await page.evaluate(() => {
+          const document = (globalThis as unknown as PageGlobals).document as unknown as {
+            querySelector(selector: string): { click(): void };
+          };
+          for (let i = 0; i < 25; i += 1) void fetch('/api/v1/usage');
+          document.querySelector('nav[aria-label="Main"] a[href="/lists"]').click();
+        });
+        await heading(page, 'Lists').waitFor();
+        await page.getByRole('article', { name: 'First account list' }).waitFor();
+      }
+      assert.ok(listsRefused, 'the Lists page’s read was refused with 429 at least once');
+      assert.equal(await page.getByRole('alert').count(), 0);
+      await page.context().close();
+    });
+
     it('another account sees none of them: empty states, not found, and 404 from the API', async () => {
       const context = await newContext(browser);
       context.setDefaultTimeout(20_000);

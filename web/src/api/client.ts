@@ -42,6 +42,41 @@ const sessionWatch: Middleware = {
   },
 };
 
+// The account's rate limit is shared by its keys and its dashboard: on the free plan a page that
+// loads five figures at once, right after another, can find the bucket empty. A read refused with
+// 429 rate_limited changed nothing, so it is asked again once the server's Retry-After has passed,
+// a few times at most; writes are never repeated, and quota_exceeded is an answer, not a wait.
+const READ_METHODS = new Set(['GET', 'HEAD']);
+const RATE_RETRIES = 3;
+const MAX_RATE_WAIT_MS = 10_000;
+const rateWait: Middleware = {
+  async onResponse({ request, response }) {
+    if (response.status !== 429 || !READ_METHODS.has(request.method)) return undefined;
+    let answer = response;
+    for (let attempt = 0; attempt < RATE_RETRIES && (await isRateLimited(answer)); attempt += 1) {
+      const seconds = Number(answer.headers.get('retry-after'));
+      const waitMs = Math.min(
+        MAX_RATE_WAIT_MS,
+        Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      answer = await fetch(request.clone());
+    }
+    return answer;
+  },
+};
+
+/** Whether a response is the rate limit's 429 (read from a copy: the caller still reads the body). */
+async function isRateLimited(response: Response): Promise<boolean> {
+  if (response.status !== 429) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null;
+  return body?.code === 'rate_limited';
+}
+
 /** The API client: `api.GET('/api/v1/lists', …)`. */
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
-api.use(csrf, sessionWatch);
+// Last, so its answer is the one the others see (openapi-fetch runs onResponse in reverse order).
+api.use(csrf, sessionWatch, rateWait);
