@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { issueApiKey } from '../src/accounts/key-issuance.ts';
 import { openStore } from '../src/adapters/store/open-store.ts';
+import { limitHeapGrowth } from '../src/cli/heap-growth.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { startDnsWorld } from '../tests/mailworld/dns-server.ts';
@@ -54,6 +55,7 @@ async function serveApi(resultTtlSeconds: number): Promise<{ ready: ServerReady;
   });
   // As deployed: one info line per request, to standard output (the parent points it at /dev/null).
   const logger = process.env.BENCH_API_LOGGING === 'off' ? false : { level: 'info' as const };
+  limitHeapGrowth(); // as `mailvet serve` does
   const server = await startServer(config, { logger, handleSignals: false });
   const port = Number(new URL(server.url).port);
   return {

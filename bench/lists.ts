@@ -11,7 +11,8 @@
  * reject every other mailbox. Each domain has 1,000 rows: user1..user970 once (10% known, 90%
  * rejected) and 30 repeats of those (3% duplicates), shuffled so the domains interleave.
  *
- * BENCH_LISTS_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the server process there.
+ * BENCH_LISTS_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the server process there;
+ * BENCH_LISTS_NODE_FLAGS adds Node or V8 flags to the server's command line (memory experiments).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -408,7 +409,9 @@ export async function spawnServer(
 ): Promise<ServerProcess> {
   const inherited = baseEnvironment();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, 'bin/mailvet', 'serve'], {
+  // Node or V8 flags to try on the server alone (BENCH_LISTS_NODE_FLAGS="--optimize-for-size").
+  const flags = (process.env.BENCH_LISTS_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...flags, 'bin/mailvet', 'serve'], {
     cwd: root,
     env: { ...inherited, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

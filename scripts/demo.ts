@@ -7,17 +7,25 @@
  * - `mailvet serve` on it (127.0.0.1, port 8080 or `--port`), its data in a temporary directory (or
  *   `--data-dir`);
  * - the Mailchimp stand-in (the tests' emulator) with a shop whose contacts live in that world;
- * then seeds, through the API, a user, an API key and the Mailchimp connection, writes a sample
+ * - the HubSpot stand-in (the tests' emulator too) with a portal whose contacts live there as well;
+ * then seeds, through the API, a user, an API key and both connections, writes a sample
  * CSV, verifies the addresses to try, and prints it all. Ctrl-C (or SIGTERM) stops everything and
  * removes the temporary directory.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startHubSpotEmulator } from '../tests/hubspot/emulator.ts';
 import { startMailchimpEmulator } from '../tests/mailchimp/emulator.ts';
 import { CLI_EXAMPLE, DEMO_ADDRESSES, sampleCsv } from './demo/addresses.ts';
 import { DEMO_CREDENTIALS, DemoApi } from './demo/api.ts';
 import { demoBanner } from './demo/banner.ts';
+import {
+  CUSTOMERS_LIST,
+  HUBSPOT_CONTACTS,
+  OPTED_OUT_CONTACTS,
+  seedHubSpotStandIn,
+} from './demo/hubspot-stand-in.ts';
 import { DEMO_USAGE, DemoUsageError, parseDemoOptions } from './demo/options.ts';
 import { assertPortFree, type DemoServer, startDemoServer } from './demo/server.ts';
 import { mailchimpBaseUrl, SUBSCRIBED_CONTACTS, seedStandIn } from './demo/stand-in.ts';
@@ -80,20 +88,29 @@ try {
   const dataDir = ownDataDir ? await mkdtemp(join(tmpdir(), 'mailvet-demo-')) : resolve(options.dataDir!);
   if (ownDataDir) closers.push(() => rm(dataDir, { recursive: true, force: true }));
   else await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  console.log('Starting the demo: a mail world on loopback, a Mailvet server on it, a Mailchimp stand-in…');
+  console.log(
+    'Starting the demo: a mail world on loopback, a Mailvet server on it, Mailchimp and HubSpot stand-ins…',
+  );
 
-  const [world, emulator] = await Promise.all([startDemoWorld(), startMailchimpEmulator()]);
+  const [world, emulator, hubspotEmulator] = await Promise.all([
+    startDemoWorld(),
+    startMailchimpEmulator(),
+    startHubSpotEmulator(),
+  ]);
   closers.push(
     () => world.close(),
     () => emulator.close(),
+    () => hubspotEmulator.close(),
   );
   const shop = seedStandIn(emulator);
+  const crm = seedHubSpotStandIn(hubspotEmulator);
   const started = await startDemoServer({
     port: options.port,
     dataDir,
     env: {
       ...worldEnvironment(world),
       MAILVET_MAILCHIMP_BASE_URL: mailchimpBaseUrl(emulator),
+      MAILVET_HUBSPOT_BASE_URL: hubspotEmulator.origin,
       ...DEMO_SERVER_ENV,
     },
     onSpawn: (spawned) => {
@@ -107,7 +124,8 @@ try {
   const api = new DemoApi(started.url);
   await api.signIn();
   const key = await api.createKey('demo');
-  const connected = await api.connectMailchimp(shop.account.apiKey);
+  const connected = await api.connect('mailchimp', shop.account.apiKey);
+  const portal = await api.connect('hubspot', crm.token);
   const results = [];
   for (const { email } of DEMO_ADDRESSES) results.push(await api.verify(key, email));
 
@@ -121,6 +139,15 @@ try {
         accountName: connected.account_name,
         audienceName: shop.audience.name,
         contacts: SUBSCRIBED_CONTACTS.length,
+      },
+      hubspot: {
+        accountName: portal.account_name,
+        listName: CUSTOMERS_LIST,
+        listContacts: crm.portal.lists.get(crm.customersListId)?.members.size ?? 0,
+        contacts: HUBSPOT_CONTACTS.length + OPTED_OUT_CONTACTS.length,
+        optedOut: OPTED_OUT_CONTACTS.length,
+        url: hubspotEmulator.origin,
+        token: crm.token,
       },
       results,
       worldEnv: worldEnvironment(world),

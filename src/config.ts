@@ -297,6 +297,8 @@ const envSchema = z.object({
   MAILVET_SMTP_ADDRESSES_PER_HOST: integer(2, 1, 20),
   /** The longest wait for a session slot at one MX address before the next is tried, ms. */
   MAILVET_SMTP_HOST_WAIT_MS: integer(3000, 0, 600_000),
+  /** How long a list's probe session with nothing to ask waits for the list's next addresses, ms. */
+  MAILVET_SMTP_SESSION_LINGER_MS: integer(100, 0, 10_000),
   /** New SMTP connections per second to one destination address (burst twice that), all processes. */
   MAILVET_SMTP_CONNECTIONS_PER_ADDRESS: integer(10, 1, 100_000),
   /** New SMTP connections per second for one probed domain (burst twice that), all processes. */
@@ -334,6 +336,8 @@ const envSchema = z.object({
   MAILVET_HUBSPOT_CLIENT_SECRET: optionalText,
   /** Requests to one portal in any 10 seconds, all processes (HubSpot: 100; some private apps 190). */
   MAILVET_HUBSPOT_REQUESTS_PER_10S: integer(100, 1, 1000),
+  /** How often a watch on a private-app HubSpot connection looks for new contacts, seconds. */
+  MAILVET_HUBSPOT_POLL_SECONDS: integer(60, 1, 3600),
   /** Operator file of domains never reported disposable (one per line, `#` comments). */
   MAILVET_DISPOSABLE_ALLOW_FILE: optionalText,
   /** Operator file of domains always reported disposable. */

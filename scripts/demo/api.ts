@@ -1,7 +1,7 @@
 /**
  * The demo seeds its server the way a newcomer would, through the public API: sign up (or sign in,
  * when a `--data-dir` of an earlier run already has the user), make a key, connect the Mailchimp
- * stand-in, and verify the addresses to try with the key. The account is on the free plan, as
+ * and HubSpot stand-ins, and verify the addresses to try with the key. The account is on the free plan, as
  * sign-up gives, so a 429 is waited out as its Retry-After says.
  */
 import type { VerificationResult } from '../../src/verification/report.ts';
@@ -59,18 +59,18 @@ export class DemoApi {
   }
 
   /**
-   * Connects Mailchimp with `apiKey`, first disconnecting the account's earlier Mailchimp connections:
-   * on a kept data directory they point at a stand-in that stopped with its demo.
+   * Connects `provider` (mailchimp, hubspot) with `apiKey`, first disconnecting the account's earlier
+   * connections to it: on a kept data directory they point at a stand-in that stopped with its demo.
    */
-  async connectMailchimp(apiKey: string): Promise<{ id: string; account_name: string }> {
+  async connect(provider: string, apiKey: string): Promise<{ id: string; account_name: string }> {
     const { integrations } = (await this.#expect('GET', '/integrations', 200)) as {
       integrations: Array<{ id: string; provider: string }>;
     };
-    for (const integration of integrations.filter((each) => each.provider === 'mailchimp')) {
+    for (const integration of integrations.filter((each) => each.provider === provider)) {
       await this.#expect('DELETE', `/integrations/${integration.id}`, 204);
     }
     return (await this.#expect('POST', '/integrations', 201, {
-      json: { provider: 'mailchimp', api_key: apiKey },
+      json: { provider, api_key: apiKey },
     })) as { id: string; account_name: string };
   }
 

@@ -14,6 +14,16 @@ export interface BannerFacts {
   sampleList: string;
   /** The Mailchimp account the server is connected to, and its audience. */
   mailchimp: { accountName: string; audienceName: string; contacts: number };
+  /** The HubSpot portal it is connected to: its list, its contacts, and the stand-in's address and token. */
+  hubspot: {
+    accountName: string;
+    listName: string;
+    listContacts: number;
+    contacts: number;
+    optedOut: number;
+    url: string;
+    token: string;
+  };
   /** The server's answers, in the order to show them. */
   results: readonly VerificationResult[];
   /** What points a command line at the mail world (MAILVET_DNS_SERVERS...). */
@@ -36,6 +46,8 @@ Sign in: ${facts.email} / ${facts.password}
 Key: ${facts.key}
 Sample list: ${facts.sampleList}
 Mailchimp: connected to "${facts.mailchimp.accountName}", a stand-in on this machine: on the Integrations page, press Validate now on its "${facts.mailchimp.audienceName}" audience (${facts.mailchimp.contacts} contacts)
+HubSpot: connected to "${facts.hubspot.accountName}", a stand-in on this machine: on the Integrations page, press Validate now on its "${facts.hubspot.listName}" list (${facts.hubspot.listContacts} contacts) or on All contacts (${facts.hubspot.contacts} contacts, ${facts.hubspot.optedOut} opted out of email)
+HubSpot stand-in: ${facts.hubspot.url} with the private app token ${facts.hubspot.token} (after a run, GET ${facts.hubspot.url}/crm/v3/objects/contacts?properties=email,mailvet_status,mailvet_score shows what Mailvet wrote)
 Data: ${facts.dataDir}
 Server log: ${facts.logFile}
 

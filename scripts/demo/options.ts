@@ -5,8 +5,8 @@ import { parseArgs } from 'node:util';
 
 export const DEMO_USAGE = `Usage: npm run demo -- [--port N] [--data-dir DIR]
 
-Starts a mail world on loopback, a Mailvet server on it, a seeded account and a Mailchimp
-stand-in; prints how to sign in and what to try. Ctrl-C stops everything.
+Starts a mail world on loopback, a Mailvet server on it, a seeded account and Mailchimp and
+HubSpot stand-ins; prints how to sign in and what to try. Ctrl-C stops everything.
 
   --port N        the dashboard's port on 127.0.0.1 (default 8080; 0 takes a free one)
   --data-dir DIR  keep the server's data in DIR (default: a temporary directory, removed at the end)

@@ -6,11 +6,17 @@
  */
 import type { AuditAction, AuditTargetType } from './actions.ts';
 
-/** Who can make a change: a dashboard user, an API key, or an operator at the command line. */
-export const AUDIT_ACTOR_TYPES = ['user', 'key', 'operator'] as const;
+/**
+ * Who can make a change: a dashboard user, an API key, an operator at the command line, or a
+ * connected platform acting through its integration (a contact it deleted, erased here).
+ */
+export const AUDIT_ACTOR_TYPES = ['user', 'key', 'operator', 'platform'] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
-/** Who made a change; `label` is how people recognise them (an email, a key's name and prefix). */
+/**
+ * Who made a change; `label` is how people recognise them (an email, a key's name and prefix, a
+ * platform and its account's name). A platform's `id` is its integration's.
+ */
 export interface AuditActor {
   type: AuditActorType;
   id: string;

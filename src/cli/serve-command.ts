@@ -3,11 +3,13 @@
  */
 import { loadConfig } from '../config.ts';
 import { startServer } from '../server.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 import { storeProblem } from './plain-errors.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Runs the API until SIGTERM or SIGINT; `worker` undefined keeps the mode's default. */
 export async function runServe(options: { worker?: boolean } = {}): Promise<void> {
+  limitHeapGrowth();
   const config = loadConfig();
   let url: string;
   try {

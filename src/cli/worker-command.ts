@@ -8,9 +8,11 @@ import { loadConfig } from '../config.ts';
 import { createServices } from '../container/index.ts';
 import { startWorker } from '../container/jobs.ts';
 import { serveMetrics } from '../container/metrics.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 
 /** Runs the worker until a signal. */
 export async function runWorker(): Promise<void> {
+  limitHeapGrowth();
   const config = loadConfig();
   const services = await createServices(config);
   const { log } = services;

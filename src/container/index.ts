@@ -49,7 +49,12 @@ import type { Clock, DnsResolver, MailboxProber } from '../verification/ports.ts
 import { createCatchAllAssessor } from './catch-all.ts';
 import { configuredResolver } from './dns.ts';
 import { createDoctorService } from './doctor.ts';
-import { createCampaignChecks, createIntegrations, createWatches } from './integrations.ts';
+import {
+  createCampaignChecks,
+  createHubSpotHooks,
+  createIntegrations,
+  createWatches,
+} from './integrations.ts';
 import { createQueue, failListsGivenUp } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createAccountMail, createMailer } from './mail.ts';
@@ -231,6 +236,24 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     audit,
   });
   recorder.queueDepthFrom(() => queue.counts());
+  const watches = createWatches({
+    integrations,
+    store,
+    service,
+    plans,
+    publicOrigin: origin,
+    log,
+    now: overrides.now,
+    audit,
+    erasure: privacy.erasure,
+  });
+  const hubspotHooks = createHubSpotHooks(config, {
+    store: store.integrations,
+    watches,
+    erasure: privacy.erasure,
+    publicOrigin: origin,
+    log,
+  });
   const mailer = createMailer(config);
   return {
     config,
@@ -274,16 +297,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     runs: createRuns({ store, plans, integrations, lists, queue, log, now: overrides.now, audit }),
     schedules: new ScheduleService({ integrations, store: store.schedules, now: overrides.now, audit }),
     campaignChecks: createCampaignChecks({ integrations, store, service, plans, now: overrides.now }),
-    watches: createWatches({
-      integrations,
-      store,
-      service,
-      plans,
-      publicOrigin: origin,
-      log,
-      now: overrides.now,
-      audit,
-    }),
+    watches,
+    ...(hubspotHooks && { hubspotHooks }),
     secretKey,
     doctor,
     domainChecks: createDomainChecks(config, store, connectionBudget, overrides.now),
@@ -340,6 +355,7 @@ export function createProber(
     maxMxHosts: config.MAILVET_SMTP_MX_HOSTS,
     addressesPerHost: config.MAILVET_SMTP_ADDRESSES_PER_HOST,
     hostWaitMs: config.MAILVET_SMTP_HOST_WAIT_MS,
+    sessionLingerMs: config.MAILVET_SMTP_SESSION_LINGER_MS,
     connectionBudget: budget,
     egress: config.MAILVET_SMTP_PROXY.map((proxy) => new SocksDialer(proxy, warn)),
     ...(metrics.enabled && { sessionEvents: meteredSessionEvents(metrics) }),

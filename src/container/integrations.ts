@@ -11,11 +11,13 @@ import type { AuditTrail } from '../audit/audit-trail.ts';
 import type { Config } from '../config.ts';
 import { CampaignCheckService } from '../integrations/campaign-check.ts';
 import { CredentialVault } from '../integrations/credentials.ts';
+import { HubSpotAppEvents } from '../integrations/hubspot/app-events.ts';
 import { HubSpotProvider } from '../integrations/hubspot/provider.ts';
 import { IntegrationService } from '../integrations/integration-service.ts';
 import { MailchimpProvider } from '../integrations/mailchimp/provider.ts';
 import type { InFlightLimiter, IntegrationStore, Provider, RequestWindow } from '../integrations/ports.ts';
 import { WatchService } from '../integrations/watches.ts';
+import type { ErasureService } from '../privacy/erasure.ts';
 import type { Store } from '../store.ts';
 import { meterFor } from '../usage/meter.ts';
 import type { VerificationService } from '../usage/verification-service.ts';
@@ -82,7 +84,10 @@ export function createWatches(deps: {
   log: Logger;
   now?: () => Date;
   audit?: AuditTrail;
+  /** Erases a contact the platform deleted from a watched audience. */
+  erasure?: Pick<ErasureService, 'eraseAddress'>;
 }): WatchService {
+  const erasure = deps.erasure;
   return new WatchService({
     integrations: deps.integrations,
     store: deps.store.integrations,
@@ -91,6 +96,7 @@ export function createWatches(deps: {
     log: (level, message, fields) => deps.log[level](fields ?? {}, message),
     ...(deps.now && { now: deps.now }),
     ...(deps.audit && { audit: deps.audit }),
+    ...(erasure && { erase: (accountId, email, by) => erasure.eraseAddress(accountId, email, by) }),
   });
 }
 
@@ -163,4 +169,27 @@ export function createIntegrations(
     ...(now && { now }),
     ...(options.audit && { audit: options.audit }),
   });
+}
+
+/** HubSpot's app events at `/hooks/hubspot`, when the operator configured the app (its secret signs them). */
+export function createHubSpotHooks(
+  config: Partial<Pick<Config, 'MAILVET_HUBSPOT_CLIENT_ID' | 'MAILVET_HUBSPOT_CLIENT_SECRET'>>,
+  deps: {
+    store: IntegrationStore;
+    watches: WatchService;
+    erasure: Pick<ErasureService, 'eraseAddress'>;
+    publicOrigin: string;
+    log: Logger;
+  },
+): { events: HubSpotAppEvents; publicOrigin: string } | undefined {
+  const secret = config.MAILVET_HUBSPOT_CLIENT_SECRET;
+  if (config.MAILVET_HUBSPOT_CLIENT_ID === undefined || secret === undefined) return undefined;
+  const events = new HubSpotAppEvents({
+    clientSecret: secret,
+    store: deps.store,
+    watches: deps.watches,
+    erase: (accountId, email, by) => deps.erasure.eraseAddress(accountId, email, by),
+    log: (level, message, fields) => deps.log[level](fields ?? {}, message),
+  });
+  return { events, publicOrigin: deps.publicOrigin };
 }

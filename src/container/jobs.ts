@@ -10,6 +10,7 @@ import { InProcessQueue } from '../adapters/queue/local/in-process-queue.ts';
 import { sendWebhook } from '../adapters/webhooks/http-sender.ts';
 import { auditExpiryTask } from '../audit/audit-expiry.ts';
 import type { Config } from '../config.ts';
+import { hubspotWatchPollingTask } from '../integrations/hubspot/watch-polling.ts';
 import { ACTIVE_RUN_STATES, RUN_JOB, type RunStore } from '../integrations/runs/ports.ts';
 import { scheduleTask } from '../integrations/schedules/schedule-task.ts';
 import type { JobQueue, QueueErrorHandler } from '../jobs/ports.ts';
@@ -140,6 +141,14 @@ export function startWorker(services: Services): JobRuntime {
       listSweepTask({ store, plans, queue, everyMs: config.MAILVET_LIST_SWEEP_MS, now, log }),
       runSweepTask({ store, queue, everyMs: config.MAILVET_LIST_SWEEP_MS }),
       scheduleTask({ store: store.schedules, runs: services.runs, now: services.now ?? now, log }),
+      hubspotWatchPollingTask({
+        store: store.integrations,
+        integrations: services.integrations,
+        watches: services.watches,
+        everyMs: config.MAILVET_HUBSPOT_POLL_SECONDS * 1000,
+        now: services.now ?? now,
+        log,
+      }),
       { name: 'webhook delivery', everyMs: WEBHOOK_POLL_MS, run: () => webhooks.deliverDue() },
       sessionSweepTask({ users: store.users, now, log }),
       auditExpiryTask({ log: store.audit, now: services.now ?? now, report: log }),

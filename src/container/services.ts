@@ -10,6 +10,7 @@ import type { DoctorAccess } from '../doctor/doctor-service.ts';
 import type { FeedbackService } from '../feedback/feedback-service.ts';
 import type { DashboardAuth } from '../http/routes/v1/index.ts';
 import type { CampaignCheckService } from '../integrations/campaign-check.ts';
+import type { HubSpotAppEvents } from '../integrations/hubspot/app-events.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
 import type { RunService } from '../integrations/runs/run-service.ts';
 import type { ScheduleService } from '../integrations/schedules/schedule-service.ts';
@@ -57,6 +58,8 @@ export interface Services {
   /** Connected email platforms (Mailchimp), and the watches of their audiences. */
   integrations: IntegrationService;
   watches: WatchService;
+  /** HubSpot's app events at `/hooks/hubspot`; absent unless the operator configured the app. */
+  hubspotHooks?: { events: HubSpotAppEvents; publicOrigin: string };
   /** The pre-campaign check. */
   campaignChecks: CampaignCheckService;
   /** Runs of integrations: audiences read, verified and written back. */

@@ -14,6 +14,7 @@ import type { AuditTrail } from '../audit/audit-trail.ts';
 import type { DoctorAccess } from '../doctor/doctor-service.ts';
 import type { FeedbackService } from '../feedback/feedback-service.ts';
 import type { CampaignCheckService } from '../integrations/campaign-check.ts';
+import type { HubSpotAppEvents } from '../integrations/hubspot/app-events.ts';
 import type { IntegrationService } from '../integrations/integration-service.ts';
 import type { RunService } from '../integrations/runs/run-service.ts';
 import type { ScheduleService } from '../integrations/schedules/schedule-service.ts';
@@ -42,6 +43,7 @@ import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
+import { hubspotHookRoutes } from './routes/hubspot-hooks.ts';
 import { integrationHookRoutes } from './routes/integration-hooks.ts';
 import { integrationOAuthRoutes } from './routes/integration-oauth.ts';
 import { type DashboardAuth, v1Routes } from './routes/v1/index.ts';
@@ -68,6 +70,8 @@ export interface AppDeps {
   /** Connected email platforms and their watches (absent in tests of the verification routes alone). */
   integrations?: IntegrationService;
   watches?: WatchService;
+  /** HubSpot's app events at `/hooks/hubspot` (when the operator configured the app). */
+  hubspotHooks?: { events: HubSpotAppEvents; publicOrigin: string };
   /** The pre-campaign check. */
   campaignChecks?: CampaignCheckService;
   /** Runs of integrations. */
@@ -145,6 +149,7 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   await app.register(healthRoutes, { ready });
   await app.register(v1Routes, { ...deps, prefix: '/api/v1' });
   if (deps.watches !== undefined) await app.register(integrationHookRoutes, { watches: deps.watches });
+  if (deps.hubspotHooks !== undefined) await app.register(hubspotHookRoutes, deps.hubspotHooks);
   if (deps.integrations !== undefined && deps.dashboard !== undefined && deps.secretKey !== undefined) {
     await app.register(integrationOAuthRoutes, {
       integrations: deps.integrations,

@@ -37,6 +37,14 @@ export const ERROR_CODES = {
     status: 409,
     message: 'The platform refused the integration’s credentials: connect it again',
   },
+  signature_invalid: {
+    status: 401,
+    message: 'The request is not signed by the platform, or was signed more than 5 minutes ago',
+  },
+  integration_scope_missing: {
+    status: 409,
+    message: 'The platform did not grant the integration a permission this needs: grant it and try again',
+  },
   results_expired: {
     status: 410,
     message:

@@ -61,6 +61,26 @@ export interface IntegrationStore {
   claimWatchMember(watchId: string, memberId: string, at: string, notSince: string): Promise<boolean>;
   /** Gives back the claim made at `at` (nothing was verified): the member may be claimed again at once. */
   releaseWatchMember(watchId: string, memberId: string, at: string): Promise<void>;
+  /** Keeps the address key of a member claimed at `at`, for a deletion that names only the member. */
+  noteWatchMemberAddress(watchId: string, memberId: string, at: string, addressKey: string): Promise<void>;
+  /** The connected and disconnected integrations of every account on this platform account (a HubSpot portal). */
+  integrationsOnPlatformAccount(provider: ProviderName, providerAccountId: string): Promise<Integration[]>;
+  /** Every watch whose webhook id is this (HubSpot's `polling`): the polling task's work. */
+  watchesWithWebhook(webhookId: string): Promise<Watch[]>;
+  /** Moves a polled watch's cursor from `from` to `to`; false when another process moved it first. */
+  advanceWatchCursor(id: string, from: string | null, to: string): Promise<boolean>;
+  /**
+   * The addresses the integration's runs and watches knew for this member id (its runs' list rows,
+   * its watches' members), for a deletion that names only the member; erased rows are not found.
+   */
+  addressesOfMember(integrationId: string, memberId: string): Promise<string[]>;
+  /**
+   * Whether the integration's runs or watches met the address (`addressKey`, at `domain`): a list row
+   * of one of its runs or a member one of its watches verified. Erased rows are not found.
+   */
+  knowsAddress(integrationId: string, address: { addressKey: string; domain: string }): Promise<boolean>;
+  /** Forgets the integration's watches' records of the member (after its address was erased). */
+  forgetWatchMember(integrationId: string, memberId: string): Promise<void>;
   /** Keeps `check` as its integration's last pre-campaign check, replacing the one before. */
   saveLastCampaignCheck(check: LastCampaignCheck): Promise<void>;
   /** The integration's last pre-campaign check; null when none (or another account's). */
@@ -78,6 +98,8 @@ export interface Watch {
   /** The platform's id of the webhook; null until registered. */
   webhookId: string | null;
   createdAt: string;
+  /** A polled watch's last look (the newest creation instant seen, ISO-8601); null when not polled. */
+  pollCursor?: string | null;
 }
 
 /** The platform account behind a credential. */
@@ -118,14 +140,28 @@ export interface Provider {
    * Reads a webhook call the platform made to a watch's hook URL (its parsed form or JSON body);
    * null when it is nothing a watch acts on.
    */
-  hookEvent(body: Readonly<Record<string, unknown>>): SubscribeEvent | null;
+  hookEvent(body: Readonly<Record<string, unknown>>): HookEvent | null;
 }
 
 /** A new subscriber as the platform's webhook tells it: only a hint, read back before it is used. */
 export interface SubscribeEvent {
+  kind?: 'subscribe';
   audienceId: string;
   email: string;
 }
+
+/**
+ * A contact deleted from an audience, as the platform's webhook tells it: a hint too. The address
+ * is erased from the account's data only once the platform confirms it no longer has the contact.
+ */
+export interface DeleteEvent {
+  kind: 'delete';
+  audienceId: string;
+  email: string;
+}
+
+/** What a watch acts on: a new subscriber (no `kind`, or `subscribe`), or a deleted contact. */
+export type HookEvent = SubscribeEvent | DeleteEvent;
 
 /** OAuth 2's authorization-code flow with a platform. */
 export interface ProviderOAuth {
@@ -236,9 +272,25 @@ export interface ProviderSession {
   writeOutcome(jobId: string): Promise<WriteOutcome | null>;
   /** The audience's member with this address; null when there is none. */
   member(audienceId: string, email: string): Promise<Member | null>;
+  /**
+   * The audience's member with this platform id, read from the platform; null when it has none (or
+   * it is not in the audience). Absent where events name members by address only.
+   */
+  memberById?(audienceId: string, memberId: string): Promise<Member | null>;
+  /**
+   * Contacts created after `after` and at or before `before` (ISO-8601), oldest first, at most
+   * `limit`, each with its creation instant and the member when it is one of the audience's (else
+   * null): a polled watch's look. Absent where watches are webhooks.
+   */
+  createdMembers?(
+    audienceId: string,
+    after: string,
+    limit: number,
+    before?: string,
+  ): Promise<Array<{ member: Member | null; createdAt: string }>>;
   /** Writes one member's result at once (a watch's new subscriber), without a batch. */
   writeMember(audienceId: string, result: MemberResult, options: WriteBackOptions): Promise<void>;
-  /** Registers a webhook for subscribe events at `url`; its id. */
+  /** Registers a webhook at `url` for subscribe events (and deletions, where the platform sends them); its id. */
   watch(audienceId: string, url: string): Promise<string>;
   /** Removes the webhook; a webhook already gone is not an error. */
   unwatch(audienceId: string, webhookId: string): Promise<void>;
@@ -277,5 +329,20 @@ export class CredentialInsufficient extends ProviderAuthError {
   constructor(message: string) {
     super(message);
     this.name = 'CredentialInsufficient';
+  }
+}
+
+/**
+ * The platform refused a request for a permission the credential was not granted (HubSpot's 403
+ * `MISSING_SCOPES`): the connection still works for the rest, so it is not a refusal of the
+ * credential. `scopes` names what to grant.
+ */
+export class ProviderScopeMissing extends ProviderError {
+  constructor(
+    message: string,
+    readonly scopes: readonly string[],
+  ) {
+    super(message, 403);
+    this.name = 'ProviderScopeMissing';
   }
 }

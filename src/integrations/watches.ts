@@ -5,15 +5,19 @@
  * provider reads its own platform's event bodies. An event is trusted for nothing but a hint:
  * the member is read back from the platform (a forged event about an address that is no
  * subscribed member does nothing), claimed once a day per watch (a replayed event is not verified
- * or charged again), verified on the account's quota and written back. The hook answers at once;
- * the work runs after, in this process.
+ * or charged again), verified on the account's quota and written back. A contact deleted from the
+ * audience (where the platform tells it) has its address erased from the account's data, once the
+ * platform confirms it no longer has the contact: a forged deletion of a contact it still has
+ * erases nothing. The hook answers at once; the work runs after, in this process.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type AuditTrail, recordChange } from '../audit/audit-trail.ts';
 import type { Initiator } from '../audit/ports.ts';
+import { addressKey } from '../usage/verification-service.ts';
 import type { Status } from '../verification/report.ts';
 import type { IntegrationService } from './integration-service.ts';
-import type { IntegrationStore, ProviderName, Watch } from './ports.ts';
+import type { HookEvent, IntegrationStore, Member, ProviderName, Watch } from './ports.ts';
+import { eraseDeletedContact } from './watch-deletions.ts';
 
 /** A member verified through a watch is not verified through it again for this long. */
 export const WATCH_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -32,6 +36,11 @@ export interface WatchServiceDeps {
   /** The hook URL of a provider's token (MAILVET_PUBLIC_URL's). */
   hookUrl: (provider: ProviderName, token: string) => string;
   log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+  /**
+   * Erases an address from the account's data (`ErasureService.eraseAddress`), recorded as done by
+   * `by`; without it deletions are ignored.
+   */
+  erase?: (accountId: string, email: string, by: Initiator) => Promise<unknown>;
   /** Records the watches someone (`by`) adds and removes. */
   audit?: AuditTrail;
   now?: () => Date;
@@ -73,6 +82,8 @@ export class WatchService {
       tokenHash: hashToken(token),
       webhookId: null,
       createdAt: this.#now().toISOString(),
+      // A polled watch (HubSpot private apps) looks for members created from now on.
+      pollCursor: this.#now().toISOString(),
     });
     let webhookId: string;
     try {
@@ -150,8 +161,8 @@ export class WatchService {
 
   /**
    * Takes a webhook call for the watch of `token` (its parsed body): false when the token is no
-   * watch's on that provider. A subscribe event of the watched audience is worked on after this
-   * returns; anything else is ignored.
+   * watch's on that provider. A subscribe or delete event of the watched audience is worked on
+   * after this returns; anything else is ignored.
    */
   async receive(
     provider: ProviderName,
@@ -170,9 +181,32 @@ export class WatchService {
       });
       return true;
     }
-    this.#waiting.push(() => this.#process(watch, event.email));
+    this.#waiting.push(() => this.#act(watch, event));
     this.#pump();
     return true;
+  }
+
+  #act(watch: Watch, event: HookEvent): Promise<void> {
+    if (event.kind !== 'delete') return this.#process(watch, event.email);
+    const erase = this.#deps.erase;
+    if (erase === undefined) return Promise.resolve();
+    return eraseDeletedContact({ ...this.#deps, erase }, watch, event.email);
+  }
+
+  /**
+   * Takes a new member the platform named by its id (HubSpot's creation events): worked on after
+   * this returns, as a subscribe event is; false when too many are waiting (it is dropped).
+   */
+  acceptMember(watch: Watch, memberId: string): boolean {
+    if (this.#waiting.length >= MAX_WAITING_EVENTS) return false;
+    this.#waiting.push(() => this.#process(watch, { memberId }));
+    this.#pump();
+    return true;
+  }
+
+  /** Verifies and writes back a member the platform listed as new (a polled watch's look), now. */
+  verifyNewMember(watch: Watch, member: Member): Promise<void> {
+    return this.#process(watch, { member });
   }
 
   /** Starts waiting events while fewer than MAX_ACTIVE_EVENTS are being worked on. */
@@ -182,7 +216,7 @@ export class WatchService {
       if (next === undefined) return;
       const work: Promise<void> = next()
         .catch((error: unknown) =>
-          this.#deps.log('warn', 'a watched subscriber could not be verified', { err: error }),
+          this.#deps.log('warn', 'a watch event could not be acted on', { err: error }),
         )
         .finally(() => {
           this.#running.delete(work);
@@ -197,12 +231,17 @@ export class WatchService {
     while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
   }
 
-  async #process(watch: Watch, email: string): Promise<void> {
+  async #process(watch: Watch, hint: string | { memberId: string } | { member: Member }): Promise<void> {
     const integration = await this.#deps.integrations.get(watch.accountId, watch.integrationId);
     if (integration === null || integration.state !== 'connected') return;
-    const member = await this.#deps.integrations.withSession(integration, (session) =>
-      session.member(watch.audienceId, email),
-    );
+    const member =
+      typeof hint === 'object' && 'member' in hint
+        ? hint.member
+        : await this.#deps.integrations.withSession(integration, async (session) =>
+            typeof hint === 'string'
+              ? session.member(watch.audienceId, hint)
+              : ((await session.memberById?.(watch.audienceId, hint.memberId)) ?? null),
+          );
     // The event is only a hint: the platform's own record decides.
     if (member === null || member.status !== 'subscribed') return;
     const now = this.#now();
@@ -235,6 +274,8 @@ export class WatchService {
         ),
       );
       written = true;
+      // A deletion that names only the member (HubSpot's privacy deletion) finds its address here.
+      await this.#deps.store.noteWatchMemberAddress(watch.id, member.id, at, addressKey(member.email));
     } finally {
       if (!written) await this.#deps.store.releaseWatchMember(watch.id, member.id, at);
     }

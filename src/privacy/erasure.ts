@@ -54,6 +54,7 @@ export class ErasureService {
     });
     const feedback =
       feedbackAddress === null ? 0 : await this.#deps.store.eraseFeedback(accountId, feedbackAddress);
+    await this.#deps.store.eraseFromWatches(accountId, key);
     this.#deps.forgetAccountDomain?.(accountId, domain);
     const cached = (await this.#deps.cache.delete(key)) ? 1 : 0;
     const counts = { list_rows: listRows, feedback, cached };

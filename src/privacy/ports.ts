@@ -56,6 +56,11 @@ export interface ErasureStore {
   eraseFromLists(accountId: string, address: ErasedAddress): Promise<number>;
   /** Deletes the account's feedback events of the address; returns how many. */
   eraseFeedback(accountId: string, feedbackAddress: string): Promise<number>;
+  /**
+   * Forgets the address of the account's watched platform members (kept so a platform's deletion
+   * naming only a member id can be acted on); the members stay claimed.
+   */
+  eraseFromWatches(accountId: string, addressKey: string): Promise<void>;
 }
 
 /** One stored feedback event, as an export shows it. */

@@ -189,7 +189,8 @@ export class VerificationService {
     accountId?: string,
     listId?: string,
   ): Promise<VerificationResult> {
-    const result = await this.#verifyShared(key, email, fresh, accountId);
+    // A list's addresses come domain by domain: its probe sessions may wait for the next ones.
+    const result = await this.#verifyShared(key, email, fresh, accountId, listId !== undefined);
     // The result cache is every account's; feedback and catch-all peers are one account's own,
     // so they apply after. A bounced address is no longer a catch-all verdict: assessed after it.
     const { feedback, catchAll } = this.#deps;
@@ -203,6 +204,7 @@ export class VerificationService {
     email: string,
     fresh: boolean,
     accountId?: string,
+    moreToCome = false,
   ): Promise<VerificationResult> {
     const ttl = this.#deps.resultTtlSeconds;
     if (ttl > 0 && !fresh) {
@@ -210,7 +212,7 @@ export class VerificationService {
       if (cached !== undefined)
         return cached.email === email.trim() ? cached : { ...cached, email: email.trim() };
     }
-    const result = await this.#deps.verifier.verify(email, { accountId });
+    const result = await this.#deps.verifier.verify(email, { accountId, ...(moreToCome && { moreToCome }) });
     // DNS trouble is not a fact about the address: never remembered here (the DNS cache keeps a
     // failed lookup a few seconds, so a broken zone is not asked again at once). Uncached, a
     // result also never loses the refund mark a stored copy would not carry.

@@ -77,6 +77,7 @@ export class Verifier {
         mxHosts: dns.mxHosts,
         internationalized: syntax.internationalized,
         accountId: context.accountId,
+        ...(context.moreToCome === true && { moreToCome: true }),
       });
     }
     return finish(this.#deps.clock, started, { normalized, syntax, lists, suggestions, dns, smtp });

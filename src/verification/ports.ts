@@ -47,11 +47,18 @@ export interface ProbeRequest {
   internationalized: boolean;
   /** On whose behalf: probe capacity is shared fairly between accounts. */
   accountId?: string;
+  /**
+   * More addresses at this domain follow soon (a list job's batch): the session may stay open a
+   * moment for them instead of quitting as soon as its queue is empty.
+   */
+  moreToCome?: boolean;
 }
 
 /** Who a verification is for (none for the command line). */
 export interface VerifyContext {
   accountId?: string;
+  /** Part of a run of addresses (a list job): see ProbeRequest.moreToCome. */
+  moreToCome?: boolean;
 }
 
 /** The SMTP stage: probes mailboxes (the SMTP adapter, or one that skips when probing is off). */

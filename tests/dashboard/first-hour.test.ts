@@ -181,7 +181,7 @@ if (dashboard.executablePath === null) {
       }
       const [response] = await Promise.all([
         page.waitForResponse((answer) => new URL(answer.url()).pathname.startsWith('/docs')),
-        page.getByRole('link', { name: 'API reference' }).click(),
+        page.getByRole('contentinfo').getByRole('link', { name: 'API reference' }).click(),
       ]);
       assert.equal(response.status(), 200);
       await waitUntil(() => new URL(page.url()).pathname.startsWith('/docs'), 'the API reference to open');

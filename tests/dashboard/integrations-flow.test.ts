@@ -184,7 +184,7 @@ if (dashboard.executablePath === null) {
 
       await box('Subscribed').uncheck();
       await form.getByRole('button', { name: 'Start validation' }).click();
-      await form.getByText('Choose at least one member status.').waitFor();
+      await form.getByText('Choose at least one status.').waitFor();
       assert.equal(await box('Subscribed').getAttribute('aria-invalid'), 'true');
       assert.ok(await isFocused(box('Subscribed')), 'the field at fault has the focus');
       await box('Subscribed').check();

@@ -3,7 +3,8 @@
  * (scripts/demo.ts) as a child process on a free port, its printed lines read, then each one used
  * as printed: sign in with the printed email and password, verify every printed address with the
  * printed key and find the verdict printed for it, upload the printed sample list and see it
- * complete, find the Mailchimp stand-in connected, run the printed `curl` and `mailvet verify`
+ * complete, find the Mailchimp and HubSpot stand-ins connected (a run of each completes and the
+ * HubSpot contacts carry their verdicts), run the printed `curl` and `mailvet verify`
  * lines, and finally Ctrl-C: exit 0, the temporary directory gone, the server no longer answering.
  */
 import assert from 'node:assert/strict';
@@ -167,6 +168,31 @@ interface Session {
   csrf: string;
 }
 
+/** The dashboard's "Validate now" with its defaults on an audience (a list), followed to its end. */
+async function validateNow(session: Session, integration: string, audienceId: string): Promise<ApiJson> {
+  const started = await api('POST', `/integrations/${integration}/runs`, {
+    session,
+    json: {
+      audience_id: audienceId,
+      statuses: ['subscribed'],
+      scope: 'all',
+      write_back: { fields: true, tags: true, segments: true, unsubscribe_invalid: false },
+    },
+  });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  let seen: ApiJson;
+  const finished = await waitFor(
+    () => `the run ends: ${JSON.stringify(seen)}`,
+    async () => {
+      seen = (await api('GET', `/integrations/${integration}/runs/${started.body.id}`, { session })).body;
+      return ['completed', 'failed', 'cancelled'].includes(seen.state) ? seen : undefined;
+    },
+    120_000,
+  );
+  assert.equal(finished.state, 'completed', JSON.stringify(finished));
+  return finished;
+}
+
 async function signIn(): Promise<Session> {
   const signedIn = await api('POST', '/session', {
     json: { email: printed.email, password: printed.password },
@@ -285,32 +311,108 @@ test('npm run demo (README): the Mailchimp stand-in is connected, and Validate n
 
   // The dashboard's "Validate now": its contacts live in the demo's world, so the run ends (no
   // address waits minutes for a re-check) and every subscribed member is written back.
-  const started = await api('POST', `/integrations/${integration}/runs`, {
-    session,
-    json: {
-      audience_id: newsletter.id,
-      statuses: ['subscribed'],
-      scope: 'all',
-      write_back: { fields: true, tags: true, segments: true, unsubscribe_invalid: false },
-    },
-  });
-  assert.equal(started.status, 202, JSON.stringify(started.body));
-  let seen: ApiJson;
-  const finished = await waitFor(
-    () => `the run ends: ${JSON.stringify(seen)}`,
-    async () => {
-      seen = (await api('GET', `/integrations/${integration}/runs/${started.body.id}`, { session })).body;
-      return ['completed', 'failed', 'cancelled'].includes(seen.state) ? seen : undefined;
-    },
-    120_000,
-  );
-  assert.equal(finished.state, 'completed', JSON.stringify(finished));
+  const finished = await validateNow(session, integration, newsletter.id);
   const printedCount = Number(/\((\d+) contacts\)/.exec(labelled('Mailchimp'))?.[1]);
   assert.equal(finished.counts.members, printedCount, 'as many members as the demo says');
   assert.equal(finished.counts.written, printedCount);
 });
 
+test('npm run demo (README): the HubSpot stand-in is connected, and a run writes every contact its verdict', async () => {
+  const session = await signIn();
+  const { body } = await api('GET', '/integrations', { session });
+  const connected = (body.integrations as ApiJson[]).filter(
+    (integration) => integration.provider === 'hubspot',
+  );
+  const printedLine = labelled('HubSpot');
+  const printedName = /connected to "([^"]+)"/.exec(printedLine)?.[1];
+  assert.deepEqual(
+    connected.map(({ account_name, state }) => ({ account_name, state })),
+    [{ account_name: printedName, state: 'connected' }],
+    printedLine,
+  );
+  const integration = connected[0].id as string;
+  const audiences = await api('GET', `/integrations/${integration}/audiences`, { session });
+  assert.equal(audiences.status, 200, JSON.stringify(audiences.body));
+  const byName = new Map(
+    (audiences.body.audiences as ApiJson[]).map((audience) => [audience.name, audience]),
+  );
+  const [, listName, listContacts, allContacts, optedOut] =
+    /"([^"]+)" list \((\d+) contacts\) or on All contacts \((\d+) contacts, (\d+) opted out/.exec(
+      printedLine,
+    ) ?? [];
+  assert.equal(byName.get(listName)?.member_count, Number(listContacts), 'the printed list and its size');
+  assert.equal(byName.get('All contacts')?.id, 'all');
+
+  // "Validate now" on All contacts: opted-out contacts are left alone, the others written back.
+  const finished = await validateNow(session, integration, 'all');
+  const subscribed = Number(allContacts) - Number(optedOut);
+  assert.equal(finished.counts.members, subscribed);
+  assert.equal(finished.counts.written, subscribed);
+
+  // What HubSpot now holds, read from the stand-in with the printed token as a newcomer would.
+  const [, standIn, token] =
+    /^(\S+) with the private app token (\S+) /.exec(labelled('HubSpot stand-in')) ?? [];
+  const properties = 'email,hs_email_optout,mailvet_status,mailvet_score,mailvet_category,mailvet_checked';
+  const read = await fetch(`${standIn}/crm/v3/objects/contacts?limit=100&properties=${properties}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  assert.equal(read.status, 200);
+  const contacts = ((await read.json()) as ApiJson).results.map((contact: ApiJson) => contact.properties);
+  assert.equal(contacts.length, Number(allContacts));
+  const category = (status: string) =>
+    status === 'VALID'
+      ? 'valid'
+      : ['PROBABLY_VALID', 'ROLE_BASED', 'DISPOSABLE'].includes(status)
+        ? 'risky'
+        : 'invalid';
+  const statuses = new Set<string>();
+  for (const contact of contacts) {
+    if (contact.hs_email_optout === 'true') {
+      assert.equal(contact.mailvet_status, null, `${contact.email} is opted out: nothing written`);
+      continue;
+    }
+    const verified = await api('POST', '/verify', { key: printed.key, json: { email: contact.email } });
+    assert.equal(verified.status, 200, JSON.stringify(verified.body));
+    assert.deepEqual(
+      {
+        email: contact.email,
+        status: contact.mailvet_status,
+        score: Number(contact.mailvet_score),
+        category: contact.mailvet_category,
+      },
+      {
+        email: contact.email,
+        status: verified.body.status,
+        score: verified.body.score,
+        category: category(verified.body.status),
+      },
+    );
+    // A date property, read back as HubSpot gives one: the day it was verified (today, or yesterday past midnight).
+    assert.match(contact.mailvet_checked, /^\d{4}-\d{2}-\d{2}$/, contact.email);
+    const age = Date.now() - Date.parse(`${contact.mailvet_checked}T00:00:00Z`);
+    assert.ok(age >= 0 && age < 2 * 86_400_000, `${contact.email}: ${contact.mailvet_checked}`);
+    statuses.add(contact.mailvet_status);
+  }
+  for (const status of [
+    'VALID',
+    'INVALID',
+    'PROBABLY_VALID',
+    'DISPOSABLE',
+    'ROLE_BASED',
+    'INVALID_DOMAIN',
+    'NO_MX_RECORDS',
+  ])
+    assert.ok(statuses.has(status), `a contact written ${status}: ${[...statuses].join(', ')}`);
+});
+
 test('npm run demo (README): the printed curl and mailvet verify lines work as pasted', async () => {
+  // The tests before asked many verifications with the printed key: the pasted line is asked with
+  // the account's rate-limit bucket full again, as a person pasting it a moment later would.
+  const usage = await api('GET', '/usage', { key: printed.key });
+  assert.equal(usage.status, 200);
+  await new Promise((resolve) =>
+    setTimeout(resolve, Number(usage.headers.get('ratelimit-reset') ?? 0) * 1000),
+  );
   const { stdout: curled } = await run('sh', ['-c', printed.curl], { timeout: 60_000 });
   const result = JSON.parse(curled);
   const expected = printed.verdicts.find((verdict) => verdict.email === result.email);

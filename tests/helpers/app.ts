@@ -21,6 +21,7 @@ import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createServices, type ServiceOverrides } from '../../src/container/index.ts';
 import { createLogger } from '../../src/container/logger.ts';
+import type { Services } from '../../src/container/services.ts';
 import { type AppDeps, type BuildAppOptions, buildApp } from '../../src/http/app.ts';
 import type { LoggerSettings } from '../../src/http/logger.ts';
 import type { Store } from '../../src/store.ts';
@@ -97,6 +98,8 @@ export interface TestApp {
   flushDaily(): Promise<void>;
   /** Waits for the watches' events in hand (they are worked on after the hook answers). */
   watchesIdle(): Promise<void>;
+  /** The connected platforms (a test connects by OAuth without a browser). */
+  integrations: Services['integrations'];
   /** This month's usage of a key's account (default: the first key's). */
   accountUsage(keyId?: string): Promise<{ verifications: number; bulkRequests: number }>;
   close(): Promise<void>;
@@ -178,6 +181,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp> {
     accountUsage: async (keyId = first.record.id) => (await usageOf(keyId)).account,
     flushDaily: () => services.daily.flush(),
     watchesIdle: () => services.watches.idle(),
+    integrations: services.integrations,
     close: async () => {
       if (closed) return;
       closed = true;

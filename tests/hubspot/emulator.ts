@@ -136,6 +136,16 @@ export class HubSpotEmulator {
     return portal;
   }
 
+  /**
+   * A GDPR delete, as a HubSpot user performs it: the contact is gone for good (not archived, not
+   * readable), out of every list. HubSpot then sends `contact.privacyDeletion` (tests post it).
+   */
+  privacyDelete(portalId: number, contactId: string): void {
+    const portal = this.portal(portalId);
+    portal.contacts.delete(contactId);
+    for (const list of portal.lists.values()) list.members.delete(contactId);
+  }
+
   /** Requests whose path starts with `prefix` (and method, when given). */
   count(prefix: string, method?: string): number {
     return this.requests.filter(

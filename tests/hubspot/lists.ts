@@ -141,6 +141,23 @@ export const LIST_ROUTES: Route[] = [
     ctx.portal.lists.set(list.listId, list);
     return { list: listView(ctx.portal, list) };
   }),
+  // A record's lists (Lists v3 "get lists a record is a member of"); listed before `/lists/{id}`.
+  route(
+    'GET',
+    /^\/crm\/v3\/lists\/records\/0-1\/([^/]+)\/memberships$/,
+    'crm.lists.read',
+    (ctx, _request, [recordId]) => {
+      const results = [...ctx.portal.lists.values()]
+        .filter((list) => list.members.has(recordId!))
+        .map((list) => ({
+          listId: list.listId,
+          listVersion: 1,
+          firstAddedTimestamp: list.createdAt,
+          lastAddedTimestamp: list.createdAt,
+        }));
+      return { results, total: results.length };
+    },
+  ),
   route('GET', /^\/crm\/v3\/lists\/([^/]+)$/, 'crm.lists.read', (ctx, _request, [id]) => {
     const list = ctx.portal.lists.get(id!);
     if (list === undefined) throw notFound(`List ${id} does not exist.`);

@@ -192,13 +192,13 @@ test("a platform's OAuth flow is at /integrations/{provider}/connect, its state 
       method: 'GET',
       url: `/integrations/acme/callback?code=${acme.issueCode(list)}&state=${encodeURIComponent(mailchimpState)}`,
     });
-    assert.equal(crossed.headers.location, '/integrations?error=state');
+    assert.equal(crossed.headers.location, '/integrations?error=state&provider=acme');
 
     const forged = await browser.request({
       method: 'GET',
       url: `/integrations/acme/callback?code=${acme.issueCode(list)}&state=forged`,
     });
-    assert.equal(forged.headers.location, '/integrations?error=state');
+    assert.equal(forged.headers.location, '/integrations?error=state&provider=acme');
 
     const back = await browser.request({
       method: 'GET',

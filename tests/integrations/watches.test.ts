@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { BUILT_IN_PLANS } from '../../src/accounts/plans.ts';
-import { monthOf } from '../../src/usage/months.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { verificationsCharged as charged, keyCall } from '../helpers/listening-api.ts';
 import {
   type EmulatedAccount,
   type EmulatedAudience,
@@ -49,26 +49,10 @@ after(async () => {
   await emulator?.close();
 });
 
-async function api(method: string, path: string, body?: unknown, key = t.key) {
-  const response = await fetch(`${origin}/api/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown, key = t.key) =>
+  keyCall(origin, key, method, path, body);
 
-/** The account's verifications this month (a watch verifies on the account's quota). */
-async function verificationsCharged(): Promise<number> {
-  await t.flushDaily();
-  const key = await t.store.dashboardKey(t.keyRecord.accountId);
-  return (await t.store.usage({ accountId: t.keyRecord.accountId, keyId: key.id }, monthOf(new Date())))
-    .account.verifications;
-}
+const verificationsCharged = () => charged(t);
 
 async function until<T>(what: string, check: () => T | undefined): Promise<T> {
   for (let i = 0; i < 250; i++) {

@@ -17,7 +17,7 @@ import {
   wholeSeconds,
 } from './state.ts';
 import type { EmulatedCampaign, EmulatedMember, MailchimpEmulator, Ref } from './types.ts';
-import { notifySubscribe } from './webhooks.ts';
+import { notifySubscribe, notifyUnsubscribe } from './webhooks.ts';
 
 /** What `startMailchimpEmulator` adds to the server: everything but URLs, timing, idle and close. */
 export type EmulatorControls = Omit<
@@ -206,6 +206,25 @@ export function emulatorControls(world: World): EmulatorControls {
       member.lastChanged = wholeSeconds();
       audience.members.set(member.hash, member);
       await notifySubscribe(world, audience, member, source);
+    },
+    async fireUnsubscribe(ref, email, { source = 'user' } = {}) {
+      const audience = audienceOf(ref);
+      const member = audience.members.get(subscriberHash(email));
+      if (!member) throw new Error(`no member ${email}`);
+      member.status = 'unsubscribed';
+      member.lastChanged = wholeSeconds();
+      await notifyUnsubscribe(world, audience, member, 'unsub', source);
+    },
+    async fireDelete(ref, email, { permanent = false, source = 'admin' } = {}) {
+      const audience = audienceOf(ref);
+      const member = audience.members.get(subscriberHash(email));
+      if (!member) throw new Error(`no member ${email}`);
+      if (permanent) audience.members.delete(member.hash);
+      else {
+        member.status = 'archived';
+        member.lastChanged = wholeSeconds();
+      }
+      await notifyUnsubscribe(world, audience, member, 'delete', source);
     },
     members: (ref) => {
       const audience = audienceOf(ref);

@@ -1,7 +1,8 @@
 /**
  * List members: the member document, `GET /lists/{list_id}/members` (paging, `status`,
  * `since_last_changed`), `GET/PUT/PATCH/POST/DELETE .../members/{subscriber_hash}`, the
- * delete-permanent action (both recorded as destructive calls), and member tags.
+ * delete-permanent action (both recorded as destructive calls, both posting `unsubscribe` with
+ * `data[action]=delete` to the audience's webhooks), and member tags.
  */
 import { type ApiContext, collection, dateParam, NO_CONTENT, objectBody, ok, type Route } from './api.ts';
 import { audienceParam, checkMergeValues } from './merge-fields.ts';
@@ -17,7 +18,7 @@ import {
   WRITABLE_STATUSES,
   wholeSeconds,
 } from './state.ts';
-import { notifySubscribe } from './webhooks.ts';
+import { notifySubscribe, notifyUnsubscribe } from './webhooks.ts';
 
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -259,6 +260,7 @@ export const memberRoutes: Route[] = [
       const member = memberParam(audience, params.subscriber_hash);
       member.status = 'archived';
       member.lastChanged = wholeSeconds();
+      ctx.later(() => notifyUnsubscribe(ctx.world, audience, member, 'delete', 'api'));
       return NO_CONTENT;
     },
   },
@@ -268,7 +270,9 @@ export const memberRoutes: Route[] = [
     handler: (ctx, request, params) => {
       recordDestructive(ctx, 'POST', request.path);
       const audience = audienceParam(ctx, params.list_id);
-      audience.members.delete(memberParam(audience, params.subscriber_hash).hash);
+      const member = memberParam(audience, params.subscriber_hash);
+      audience.members.delete(member.hash);
+      ctx.later(() => notifyUnsubscribe(ctx.world, audience, member, 'delete', 'api'));
       return NO_CONTENT;
     },
   },

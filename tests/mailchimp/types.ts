@@ -137,6 +137,21 @@ export interface MailchimpEmulator {
     email: string,
     options?: { mergeFields?: Record<string, unknown>; source?: 'user' | 'admin' | 'api' },
   ): Promise<void>;
+  /** The member unsubscribes: its status changes, then `unsubscribe` with `data[action]=unsub` is posted. */
+  fireUnsubscribe(
+    audience: Ref,
+    email: string,
+    options?: { source?: 'user' | 'admin' | 'api' },
+  ): Promise<void>;
+  /**
+   * An admin (by default) archives the member, or with `permanent` deletes it for good (it then
+   * answers 404), then `unsubscribe` with `data[action]=delete` is posted.
+   */
+  fireDelete(
+    audience: Ref,
+    email: string,
+    options?: { permanent?: boolean; source?: 'user' | 'admin' | 'api' },
+  ): Promise<void>;
   /** Waits for background effects (webhook deliveries started by API writes). */
   idle(): Promise<void>;
   members(audience: Ref): EmulatedMember[];

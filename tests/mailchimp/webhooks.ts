@@ -2,7 +2,8 @@
  * Audience webhooks: `GET/POST /lists/{list_id}/webhooks`, `GET/PATCH/DELETE .../webhooks/{id}`.
  * On POST Mailchimp checks the URL with a GET and refuses the webhook unless it answers 200. Events go
  * out as `application/x-www-form-urlencoded` POSTs (`type`, `fired_at` as `YYYY-MM-DD HH:MM:SS`,
- * `data[...]` in PHP bracket form), one per webhook whose event and source are both enabled.
+ * `data[...]` in PHP bracket form), one per webhook whose event and source are both enabled. A
+ * contact archived or deleted permanently goes out as `unsubscribe` with `data[action]=delete`.
  */
 import { collection, isObject, NO_CONTENT, objectBody, ok, type Route } from './api.ts';
 import { audienceParam } from './merge-fields.ts';
@@ -139,16 +140,15 @@ function firedAt(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/** The form body of a subscribe event for `member`. */
-export function subscribeForm(audience: Audience, member: Member, at = new Date()): URLSearchParams {
+/** The fields every member event carries: who, in which audience, with their merge values. */
+function memberForm(type: string, audience: Audience, member: Member, at: Date): URLSearchParams {
   const form = new URLSearchParams();
-  form.append('type', 'subscribe');
+  form.append('type', type);
   form.append('fired_at', firedAt(at));
   form.append('data[id]', member.uniqueEmailId);
   form.append('data[email]', member.email);
   form.append('data[email_type]', member.emailType);
   form.append('data[ip_opt]', '127.0.0.1');
-  form.append('data[ip_signup]', '127.0.0.1');
   form.append('data[web_id]', String(member.webId));
   form.append('data[list_id]', audience.id);
   form.append('data[merges][EMAIL]', member.email);
@@ -160,25 +160,65 @@ export function subscribeForm(audience: Audience, member: Member, at = new Date(
   return form;
 }
 
+/** The form body of a subscribe event for `member`. */
+export function subscribeForm(audience: Audience, member: Member, at = new Date()): URLSearchParams {
+  const form = memberForm('subscribe', audience, member, at);
+  form.append('data[ip_signup]', '127.0.0.1');
+  return form;
+}
+
+/**
+ * How a contact left: `unsub` (they, or an admin, unsubscribed them) or `delete` (archived or
+ * deleted permanently, by an admin or through the API). Mailchimp sends both as `unsubscribe`.
+ */
+export type UnsubscribeAction = 'unsub' | 'delete';
+
+/** The form body of an unsubscribe event: `data[action]` says whether the contact was deleted. */
+export function unsubscribeForm(
+  audience: Audience,
+  member: Member,
+  action: UnsubscribeAction,
+  at = new Date(),
+): URLSearchParams {
+  const form = memberForm('unsubscribe', audience, member, at);
+  form.append('data[action]', action);
+  form.append('data[reason]', 'manual');
+  return form;
+}
+
 /** Posts a subscribe event to every webhook of `audience` listening to it from `source`; records each delivery. */
-export async function notifySubscribe(
+export function notifySubscribe(
   world: World,
   audience: Audience,
   member: Member,
   source: string,
 ): Promise<void> {
-  const hooks = [...audience.webhooks.values()].filter(
-    (hook) => hook.events.subscribe && hook.sources[source],
-  );
-  const body = subscribeForm(audience, member).toString();
+  return notify(world, audience, 'subscribe', subscribeForm(audience, member), source);
+}
+
+/** Posts an unsubscribe event (`action`) to every webhook of `audience` listening to unsubscribes from `source`. */
+export function notifyUnsubscribe(
+  world: World,
+  audience: Audience,
+  member: Member,
+  action: UnsubscribeAction,
+  source: string,
+): Promise<void> {
+  return notify(world, audience, 'unsubscribe', unsubscribeForm(audience, member, action), source);
+}
+
+async function notify(
+  world: World,
+  audience: Audience,
+  type: string,
+  form: URLSearchParams,
+  source: string,
+): Promise<void> {
+  const hooks = [...audience.webhooks.values()].filter((hook) => hook.events[type] && hook.sources[source]);
+  const body = form.toString();
   await Promise.all(
     hooks.map(async (hook) => {
-      const delivery = {
-        url: hook.url,
-        listId: audience.id,
-        type: 'subscribe',
-        body,
-      } as World['deliveries'][number];
+      const delivery = { url: hook.url, listId: audience.id, type, body } as World['deliveries'][number];
       world.deliveries.push(delivery);
       try {
         const response = await fetch(hook.url, {

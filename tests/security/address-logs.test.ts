@@ -301,7 +301,7 @@ test('no verified address reaches a log line at info, on any path', async () => 
   });
   assert.equal(event.status, 200);
   await until('the watched subscriber', async () =>
-    logs.entries().some((entry) => entry.msg === 'a watched subscriber could not be verified')
+    logs.entries().some((entry) => entry.msg === 'a watch event could not be acted on')
       ? true
       : undefined,
   );

@@ -76,7 +76,7 @@ test('no status, bad days and nothing to write are each said beside their field'
   assert.deepEqual(parsed, {
     ok: false,
     fields: {
-      statuses: 'Choose at least one member status.',
+      statuses: 'Choose at least one status.',
       stale_days: 'A whole number of days, from 1 to 3650.',
       write_back: 'Choose something to write back, or make it a dry run.',
     },

@@ -24,6 +24,8 @@ export class DomainQueue {
   // Waiting or in a session's transaction, not yet answered.
   readonly #unanswered = new Set<Waiting>();
   readonly #workerSignals = new Set<AbortController>();
+  // Sessions waiting a moment for more probes before they quit.
+  readonly #arrivals = new Set<() => void>();
 
   constructor(mxHosts: MxRecord[]) {
     this.mxHosts = mxHosts;
@@ -40,7 +42,31 @@ export class DomainQueue {
     };
     this.#unanswered.add(waiting);
     this.waiting.push(waiting);
+    for (const arrived of this.#arrivals) arrived();
     return waiting;
+  }
+
+  /**
+   * Resolves true as soon as a probe is queued, false after `ms` or once `signal` aborts: an idle
+   * session waits this long for the next probes of a list before it quits, instead of closing a
+   * connection the next batch would open again.
+   */
+  arrival(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (this.waiting.length > 0) return Promise.resolve(true);
+    if (signal.aborted || ms <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const finish = (arrived: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', aborted);
+        this.#arrivals.delete(arrivedNow);
+        resolve(arrived);
+      };
+      const arrivedNow = () => finish(true);
+      const aborted = () => finish(false);
+      const timer = setTimeout(() => finish(false), ms);
+      signal.addEventListener('abort', aborted, { once: true });
+      this.#arrivals.add(arrivedNow);
+    });
   }
 
   /** A probe gave up waiting; when it was the last one, the workers are cancelled. */

@@ -2,7 +2,12 @@
  * Asks one open session about a domain's waiting probes: transactions of up to
  * `maxRecipientsPerTransaction` RCPTs (`maxRecipientsPipelined` when the server pipelines, each
  * transaction then one round trip), the random catch-all address first when the domain's verdict
- * is not known, until the queue is empty, the deadline passes or the connection breaks.
+ * is not known, until the queue is empty, the deadline passes or the connection breaks. A session
+ * of a list's probes waits `sessionLingerMs` for the list's next ones before it counts the queue
+ * empty: a list's next batch at the domain is usually a database round trip away, and a session
+ * closed and opened again costs the server a greeting and EHLO (on PostgreSQL, four connections a
+ * domain instead of one). It holds its host slot and the account's share meanwhile, for that long
+ * at most.
  */
 import {
   catchAllProbeLocalPart,
@@ -22,6 +27,8 @@ export interface DrainOptions {
   maxRecipientsPipelined: number;
   /** When a greylisting server gives no delay. */
   greylistRetrySeconds: number;
+  /** How long a session with nothing to ask waits for more before it quits (0: it quits at once). */
+  sessionLingerMs: number;
   random: () => number;
 }
 
@@ -51,13 +58,23 @@ export async function drainQueue(
   let recipientLimit = session.pipelining
     ? options.maxRecipientsPipelined
     : options.maxRecipientsPerTransaction;
+  let moreToCome = false;
   // Past the deadline the session ends; whoever still waits gets a fresh worker and session.
   while (Date.now() < target.deadlineMs && !target.signal.aborted) {
+    if (queue.waiting.length === 0) {
+      // Only a list's session waits: a request's probes all came at once.
+      if (!moreToCome) return;
+      const lingerMs = Math.min(options.sessionLingerMs, target.deadlineMs - Date.now());
+      if (!(await queue.arrival(lingerMs, target.signal))) return;
+      // Probes queued together arrive in one turn: take them as one transaction.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const probeCatchAll = (await catchAll.lookup(domain)) === undefined;
     // Sessions opened together split the queue evenly; one that is free first takes what is left.
     const room = Math.max(1, recipientLimit - (probeCatchAll ? 1 : 0));
     const batch = queue.waiting.splice(0, Math.min(queue.share, room));
     if (batch.length === 0) return;
+    moreToCome = batch.some((waiting) => waiting.request.moreToCome === true);
     const internationalized = batch.some((w) => w.request.internationalized);
     const randomAddress = `${catchAllProbeLocalPart(options.random)}@${domain}`;
     const addresses = batch.map((w) => `${w.request.localPart}@${w.request.asciiDomain}`);

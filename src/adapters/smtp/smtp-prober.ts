@@ -58,6 +58,11 @@ export interface SmtpProberOptions {
   catchAllEntries?: number;
   /** When a greylisting server gives no delay. */
   greylistRetrySeconds?: number;
+  /**
+   * How long a session with nothing left to ask stays open for the next probes of its domain (a
+   * list's next batch): each connection opened costs the server a greeting and EHLO, and us a slot.
+   */
+  sessionLingerMs?: number;
   random?: () => number;
   /** Catch-all verdicts shared with other processes, asked when this process's map misses. */
   catchAllStore?: CatchAllStore;
@@ -96,6 +101,7 @@ export class SmtpProber implements MailboxProber {
       catchAllTtlSeconds: 3600,
       catchAllEntries: 50_000,
       greylistRetrySeconds: 300,
+      sessionLingerMs: 100,
       random: Math.random,
       ...options,
     };

@@ -160,6 +160,21 @@ export class KyselyDataProtectionStore implements DataProtectionStore {
     return blanked;
   }
 
+  async eraseFromWatches(accountId: string, addressKey: string): Promise<void> {
+    await this.#db
+      .updateTable('integration_watch_members')
+      .set({ address_key: null })
+      .where('address_key', '=', addressKey)
+      .where('watch_id', 'in', (eb) =>
+        eb
+          .selectFrom('integration_watches as w')
+          .innerJoin('integrations as i', 'i.id', 'w.integration_id')
+          .select('w.id')
+          .where('i.account_id', '=', accountId),
+      )
+      .execute();
+  }
+
   async eraseFeedback(accountId: string, feedbackAddress: string): Promise<number> {
     const result = await this.#db
       .deleteFrom('feedback_events')

@@ -85,6 +85,7 @@ export class KyselyIntegrationStore implements IntegrationStore {
         token_hash: watch.tokenHash,
         webhook_id: watch.webhookId,
         created_at: watch.createdAt,
+        poll_cursor: watch.pollCursor ?? null,
       })
       .execute();
     return watch;
@@ -159,6 +160,118 @@ export class KyselyIntegrationStore implements IntegrationStore {
       .execute();
   }
 
+  async noteWatchMemberAddress(
+    watchId: string,
+    memberId: string,
+    at: string,
+    addressKey: string,
+  ): Promise<void> {
+    await this.#db
+      .updateTable('integration_watch_members')
+      .set({ address_key: addressKey })
+      .where('watch_id', '=', watchId)
+      .where('member_id', '=', memberId)
+      .where('verified_at', '=', at)
+      .execute();
+  }
+
+  async integrationsOnPlatformAccount(provider: string, providerAccountId: string): Promise<Integration[]> {
+    const rows = await this.#db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('provider', '=', provider)
+      .where('provider_account_id', '=', providerAccountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toIntegration);
+  }
+
+  async watchesWithWebhook(webhookId: string): Promise<Watch[]> {
+    const rows = await this.#db
+      .selectFrom('integration_watches')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toWatch);
+  }
+
+  async advanceWatchCursor(id: string, from: string | null, to: string): Promise<boolean> {
+    const moved = await this.#db
+      .updateTable('integration_watches')
+      .set({ poll_cursor: to })
+      .where('id', '=', id)
+      .where((eb) => (from === null ? eb('poll_cursor', 'is', null) : eb('poll_cursor', '=', from)))
+      .executeTakeFirst();
+    return Number(moved.numUpdatedRows) === 1;
+  }
+
+  async addressesOfMember(integrationId: string, memberId: string): Promise<string[]> {
+    // A run's list rows are `[email, member_id]` as JSON (RUN_LIST_HEADER); an erased row's member
+    // id is blanked, so it is not found again.
+    // Platform ids are digits (HubSpot) or hex (Mailchimp): nothing a LIKE pattern would read.
+    const fromRuns = !/^[A-Za-z0-9-]{1,64}$/.test(memberId)
+      ? []
+      : await this.#db
+          .selectFrom('list_rows as r')
+          .innerJoin('integration_runs as run', 'run.list_id', 'r.list_id')
+          .select('r.email')
+          .distinct()
+          .where('run.integration_id', '=', integrationId)
+          .where('r.fields', 'like', `%,"${memberId}"]`)
+          .execute();
+    const fromWatches = await this.#db
+      .selectFrom('integration_watch_members as m')
+      .innerJoin('integration_watches as w', 'w.id', 'm.watch_id')
+      .select('m.address_key')
+      .where('w.integration_id', '=', integrationId)
+      .where('m.member_id', '=', memberId)
+      .where('m.address_key', 'is not', null)
+      .execute();
+    const addresses = new Set<string>();
+    for (const row of fromRuns) addresses.add(row.email);
+    for (const row of fromWatches) if (row.address_key !== null) addresses.add(row.address_key);
+    return [...addresses];
+  }
+
+  async knowsAddress(
+    integrationId: string,
+    address: { addressKey: string; domain: string },
+  ): Promise<boolean> {
+    // Found through list_addresses' key (list, domain, address), so no run's rows are scanned.
+    const inRuns = await this.#db
+      .selectFrom('list_addresses as a')
+      .innerJoin('integration_runs as run', 'run.list_id', 'a.list_id')
+      .select('a.list_id')
+      .where('run.integration_id', '=', integrationId)
+      .where('a.domain', '=', address.domain)
+      .where('a.address_key', '=', address.addressKey)
+      .limit(1)
+      .executeTakeFirst();
+    if (inRuns !== undefined) return true;
+    const inWatches = await this.#db
+      .selectFrom('integration_watch_members as m')
+      .innerJoin('integration_watches as w', 'w.id', 'm.watch_id')
+      .select('m.watch_id')
+      .where('w.integration_id', '=', integrationId)
+      .where('m.address_key', '=', address.addressKey)
+      .limit(1)
+      .executeTakeFirst();
+    return inWatches !== undefined;
+  }
+
+  async forgetWatchMember(integrationId: string, memberId: string): Promise<void> {
+    await this.#db
+      .deleteFrom('integration_watch_members')
+      .where('member_id', '=', memberId)
+      .where('watch_id', 'in', (eb) =>
+        eb.selectFrom('integration_watches').select('id').where('integration_id', '=', integrationId),
+      )
+      .execute();
+  }
+
   async saveLastCampaignCheck(last: LastCampaignCheck): Promise<void> {
     const row = {
       campaign_id: last.check.campaignId,
@@ -203,6 +316,7 @@ function toWatch(row: Selectable<IntegrationWatchesTable>): Watch {
     tokenHash: row.token_hash,
     webhookId: row.webhook_id,
     createdAt: row.created_at,
+    pollCursor: row.poll_cursor,
   };
 }
 

@@ -211,6 +211,8 @@ export interface IntegrationWatchesTable {
   token_hash: string;
   webhook_id: string | null;
   created_at: string;
+  /** Migration 0019: a polled watch's last look (the newest `createdate` seen); null otherwise. */
+  poll_cursor: string | null;
 }
 
 /** `integration_watch_members`: when a watch last verified a member. */
@@ -218,6 +220,8 @@ export interface IntegrationWatchMembersTable {
   watch_id: string;
   member_id: string;
   verified_at: string;
+  /** Migration 0019: the member's address key, for a deletion that names only the member; null before. */
+  address_key: string | null;
 }
 
 /** `integration_runs` (migration 0010): `request` and the counters' JSON columns are text. */

@@ -5,7 +5,7 @@
  * a `state` bound to its session and the platform; `GET /integrations/{provider}/callback` checks
  * that state, trades the code for a token, learns the data centre and connects, then returns to the
  * dashboard's Integrations page with the outcome in the query (`connected=<id>` or
- * `error=<reason>`). Browser routes, so every answer is a redirect, never a JSON error; the redirect
+ * `error=<reason>`, and `provider=<name>`, so the page names the platform concerned). Browser routes, so every answer is a redirect, never a JSON error; the redirect
  * URI is MAILVET_PUBLIC_URL's.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -42,7 +42,10 @@ function providerOAuthRoutes(
   const callback = `/integrations/${provider.name}/callback`;
   const redirectUri = `${deps.publicOrigin}${callback}`;
   const back = (reply: FastifyReply, outcome: Record<string, string>) =>
-    reply.redirect(`/integrations?${new URLSearchParams(outcome).toString()}`, 303);
+    reply.redirect(
+      `/integrations?${new URLSearchParams({ ...outcome, provider: provider.name }).toString()}`,
+      303,
+    );
   const signedIn = async (request: FastifyRequest): Promise<ResumedSession | null> => {
     const token = request.cookies?.[SESSION_COOKIE];
     return token === undefined ? null : deps.sessions.resume(token);

@@ -137,6 +137,8 @@ export const runSchema = {
     'stale_days',
     'write_back',
     'list_id',
+    'results_expired',
+    'results_expired_at',
     'counts',
     'message',
     'created_at',
@@ -172,6 +174,12 @@ export const runSchema = {
       type: ['string', 'null'],
       description: "The list job its members were verified in: its results are the run's.",
     },
+    results_expired: {
+      type: 'boolean',
+      description:
+        "True once the account's retention deleted its list's rows and results (`retention_days` after the list finished): the run keeps its counts, and the list's results answer 410 `results_expired`.",
+    },
+    results_expired_at: { ...nullableTime, description: 'When they were deleted; null while kept.' },
     counts: {
       type: 'object',
       required: ['members', 'verified', 'written', 'write_errors', 'valid', 'risky', 'invalid'],

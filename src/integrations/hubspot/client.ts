@@ -11,7 +11,13 @@
  * and full jitter (HubSpot sends no `Retry-After`; a 429's wait is bounded by the window its
  * headers name). A 401 refreshes an OAuth token once; otherwise it is `ProviderAuthError`.
  */
-import { type InFlightLimiter, ProviderAuthError, ProviderError, type RequestWindow } from '../ports.ts';
+import {
+  type InFlightLimiter,
+  ProviderAuthError,
+  ProviderError,
+  ProviderScopeMissing,
+  type RequestWindow,
+} from '../ports.ts';
 import type { AccessTokens } from './tokens.ts';
 
 export const HUBSPOT_MAX_IN_FLIGHT = 5;
@@ -247,8 +253,31 @@ export class HubSpotClient {
       return { kind: 'retry', status: 429, problem, message, boundMs: bound };
     }
     if (response.status >= 500) return { kind: 'retry', status: response.status, problem, message };
+    if (response.status === 403 && problem.category === 'MISSING_SCOPES') {
+      const scopes = missingScopes(problem);
+      const named = scopes.length > 0 ? scopes.join(', ') : 'a scope this needs';
+      return {
+        kind: 'fail',
+        error: new ProviderScopeMissing(
+          `HubSpot: this connection was not granted ${named} (needed for ${method} ${url.pathname})`,
+          scopes,
+        ),
+      };
+    }
     return { kind: 'fail', error: new HubSpotError(response.status, problem, `HubSpot: ${message}`) };
   }
+}
+
+/** The scopes a 403 MISSING_SCOPES names (`errors[].context.requiredGranularScopes`, or `requiredScopes`). */
+function missingScopes(problem: HubSpotProblem): string[] {
+  const scopes = new Set<string>();
+  for (const error of problem.errors ?? []) {
+    for (const name of ['requiredGranularScopes', 'requiredScopes']) {
+      const listed = error.context?.[name];
+      if (Array.isArray(listed)) for (const scope of listed) if (typeof scope === 'string') scopes.add(scope);
+    }
+  }
+  return [...scopes];
 }
 
 function authError(problem: HubSpotProblem): ProviderAuthError {

@@ -26,6 +26,7 @@ import {
 import { excludeFromEmail, readDraftEmails, readEmail, readEmailRecipients } from './campaigns.ts';
 import { HubSpotClient } from './client.ts';
 import { ALL_CONTACTS, type ContactRecord, MEMBER_PROPERTIES, MemberStreams, toMember } from './contacts.ts';
+import { createdContacts, watchedContact } from './new-contacts.ts';
 import { HubSpotOAuth, REQUIRED_SCOPES } from './oauth.ts';
 import { type AccessTokens, type OAuthApp, oauthTokens, privateAppToken } from './tokens.ts';
 import { outcomeOf, prepareWriteBack, writeResults } from './writes.ts';
@@ -44,6 +45,10 @@ export interface HubSpotProviderOptions {
   retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number };
   now?: () => number;
 }
+
+/** A watch's webhook id on HubSpot: the app's events reach it, or it is polled. */
+export const APP_EVENTS = 'app-events';
+export const POLLING = 'polling';
 
 const PRIVATE_APP_TOKEN = /^pat-([a-z]{2}\d)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -203,15 +208,27 @@ class HubSpotSession implements ProviderSession {
     return record === undefined ? null : toMember(record);
   }
 
+  memberById(audienceId: string, contactId: string): Promise<Member | null> {
+    return watchedContact(this.client, audienceId, contactId);
+  }
+
+  createdMembers(audienceId: string, after: string, limit: number, before?: string) {
+    return createdContacts(this.client, audienceId, after, limit, before);
+  }
+
   async writeMember(_audienceId: string, result: MemberResult, options: WriteBackOptions): Promise<void> {
     const outcome = outcomeOf(await writeResults(this.client, [result], options));
     const refused = outcome?.errors[0];
     if (refused !== undefined) throw new Error(`HubSpot did not take the result: ${refused.message}`);
   }
 
-  /** Nothing is registered per portal: an app's events are configured once, a private app is polled. */
-  watch(): Promise<string> {
-    return Promise.resolve(this.credential.kind === 'oauth' ? 'app-events' : 'polling');
+  /**
+   * Nothing is registered per portal: an app's events are configured once (`app-events`), a
+   * private app is polled (`polling`). A list that is not there is HubSpot's 404.
+   */
+  async watch(audienceId: string): Promise<string> {
+    if (audienceId !== ALL_CONTACTS) await this.client.get(`/crm/v3/lists/${encodeURIComponent(audienceId)}`);
+    return this.credential.kind === 'oauth' ? APP_EVENTS : POLLING;
   }
 
   unwatch(): Promise<void> {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Campaign, DraftCampaign, ExcludedSegment, Exclusion, Recipient } from '../campaign-ports.ts';
 import type {
   Audience,
+  HookEvent,
   InFlightLimiter,
   Member,
   MemberPage,
@@ -17,7 +18,6 @@ import type {
   Provider,
   ProviderAccount,
   ProviderSession,
-  SubscribeEvent,
   WriteBackOptions,
   WriteOutcome,
 } from '../ports.ts';
@@ -65,16 +65,23 @@ export class MailchimpProvider implements Provider {
     return dc !== undefined && DATA_CENTRE.test(dc) ? dc : null;
   }
 
-  /** Mailchimp posts events form-encoded: `type`, `data[list_id]`, `data[email]` among others. */
-  hookEvent(body: Readonly<Record<string, unknown>>): SubscribeEvent | null {
+  /**
+   * Mailchimp posts events form-encoded: `type`, `data[list_id]`, `data[email]` among others. A
+   * contact archived or deleted comes as `type=unsubscribe` with `data[action]=delete` (a plain
+   * unsubscribe has `data[action]=unsub`, and is nothing a watch acts on).
+   */
+  hookEvent(body: Readonly<Record<string, unknown>>): HookEvent | null {
     const text = (name: string) => {
       const value = body[name];
       return typeof value === 'string' ? value.slice(0, 1024) : '';
     };
     const audienceId = text('data[list_id]');
     const email = text('data[email]');
-    if (text('type') !== 'subscribe' || audienceId === '' || email === '') return null;
-    return { audienceId, email };
+    if (audienceId === '' || email === '') return null;
+    if (text('type') === 'subscribe') return { kind: 'subscribe', audienceId, email };
+    if (text('type') === 'unsubscribe' && text('data[action]') === 'delete')
+      return { kind: 'delete', audienceId, email };
+    return null;
   }
 
   session(credential: OpenedCredential, limiterKey: string): ProviderSession {
@@ -214,7 +221,8 @@ class MailchimpSession implements ProviderSession {
       `/lists/${encodeURIComponent(audienceId)}/webhooks`,
       {
         url,
-        events: { subscribe: true },
+        // Unsubscribe events carry deletions (`data[action]=delete`): they erase the address.
+        events: { subscribe: true, unsubscribe: true },
         sources: { user: true, admin: true, api: true },
       },
     );

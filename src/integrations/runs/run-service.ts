@@ -56,6 +56,11 @@ export interface RunView {
   state: RunState;
   categories: RunCategories;
   message: string | null;
+  /**
+   * When the account's retention deleted its list's rows and results (the run's results, which
+   * then answer 410); null while they are kept.
+   */
+  resultsExpiredAt: string | null;
 }
 
 export type StartOutcome =
@@ -209,22 +214,27 @@ export class RunService {
     return { kind: 'ok', view: await this.view(after ?? run) };
   }
 
-  /** The run's state and counts as a client sees them: while verifying, its list's. */
+  /**
+   * The run's state and counts as a client sees them: while verifying, its list's; once ended,
+   * whether its list's results are still kept (retention expires a run's list like any other).
+   */
   async view(run: IntegrationRun): Promise<RunView> {
     const list =
-      run.listId !== null && run.categories === null
+      run.listId !== null && (run.categories === null || ENDED_RUN_STATES.has(run.state))
         ? await this.#deps.lists.get(run.accountId, run.listId)
         : null;
     const categories = run.categories ?? (list === null ? emptyCategories() : categoriesOf(list));
+    const resultsExpiredAt = list?.resultsExpiredAt ?? null;
     if (run.state === 'verifying' && list?.state === 'paused') {
       return {
         run,
         state: 'paused',
         categories,
         message: list.message ?? 'Its list is paused: resume the list to go on.',
+        resultsExpiredAt,
       };
     }
-    return { run, state: run.state, categories, message: run.message };
+    return { run, state: run.state, categories, message: run.message, resultsExpiredAt };
   }
 
   async #enqueue(runId: string): Promise<void> {
@@ -235,6 +245,9 @@ export class RunService {
     }
   }
 }
+
+/** Runs whose list may have finished long ago, and so expired. */
+const ENDED_RUN_STATES: ReadonlySet<RunState> = new Set(['completed', 'failed', 'cancelled']);
 
 function emptyCategories(): RunCategories {
   return { verified: 0, valid: 0, risky: 0, invalid: 0 };

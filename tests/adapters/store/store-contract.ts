@@ -312,7 +312,7 @@ export function storeContract(target: StoreContractTarget): void {
       };
       await store.integrations.createWatch(watch);
       await store.integrations.setWatchWebhook(watch.id, 'wh1');
-      const stored = { ...watch, webhookId: 'wh1' };
+      const stored = { ...watch, webhookId: 'wh1', pollCursor: null };
       assert.deepEqual(await store.integrations.findWatchByTokenHash(watch.tokenHash), stored);
       assert.deepEqual(await store.integrations.listWatches(mine.id, integrationId), [stored]);
       assert.deepEqual(await store.integrations.listWatches(randomUUID(), integrationId), []);
@@ -353,6 +353,87 @@ export function storeContract(target: StoreContractTarget): void {
       );
       assert.equal(await store.integrations.deleteIntegration(mine.id, integrationId), true);
       assert.equal(await store.integrations.findWatchByTokenHash(watch.tokenHash), null, 'removed with it');
+    });
+
+    it('finds integrations by platform account, polled watches and their cursors, and a watched member’s address', async () => {
+      const portal = `portal-${randomUUID()}`;
+      const first = await connectedIntegration(store, 'Portal owner');
+      const second = await connectedIntegration(store, 'Portal partner');
+      const base = {
+        provider: 'hubspot',
+        accountName: 'Portal',
+        providerAccountId: portal,
+        dc: 'na1',
+        state: 'connected' as const,
+        message: null,
+        authKind: 'api_key' as const,
+        sealedCredential: 'v1.x',
+      };
+      for (const [n, owner] of [first, second].entries())
+        await store.integrations.createIntegration({
+          ...base,
+          id: `int_hs${n}_${portal}`,
+          accountId: owner.accountId,
+          createdAt: `2026-11-26T10:00:0${n}.000Z`,
+        });
+      const onPortal = await store.integrations.integrationsOnPlatformAccount('hubspot', portal);
+      assert.deepEqual(
+        onPortal.map((integration) => integration.accountId),
+        [first.accountId, second.accountId],
+      );
+      assert.deepEqual(await store.integrations.integrationsOnPlatformAccount('mailchimp', portal), []);
+
+      const integrationId = `int_hs0_${portal}`;
+      const watch = {
+        id: `wch_${randomUUID()}`,
+        accountId: first.accountId,
+        integrationId,
+        audienceId: 'all',
+        tokenHash: `hash-${randomUUID()}`,
+        webhookId: null,
+        createdAt: '2026-11-26T10:00:00.000Z',
+        pollCursor: '2026-11-26T10:00:00.000Z',
+      };
+      await store.integrations.createWatch(watch);
+      await store.integrations.setWatchWebhook(watch.id, 'polling');
+      const polled = await store.integrations.watchesWithWebhook('polling');
+      assert.deepEqual(
+        polled.find((each) => each.id === watch.id),
+        { ...watch, webhookId: 'polling' },
+      );
+      const later = '2026-11-26T10:05:00.000Z';
+      assert.equal(await store.integrations.advanceWatchCursor(watch.id, watch.pollCursor, later), true);
+      assert.equal(
+        await store.integrations.advanceWatchCursor(watch.id, watch.pollCursor, '2026-11-26T10:06:00.000Z'),
+        false,
+        'moved by another first',
+      );
+      assert.equal(
+        (await store.integrations.findWatch(first.accountId, integrationId, watch.id))?.pollCursor,
+        later,
+      );
+
+      const at = '2026-11-26T10:00:00.000Z';
+      assert.equal(
+        await store.integrations.claimWatchMember(watch.id, '501', at, '2026-11-25T10:00:00.000Z'),
+        true,
+      );
+      await store.integrations.noteWatchMemberAddress(watch.id, '501', at, 'jane@example.test');
+      assert.deepEqual(await store.integrations.addressesOfMember(integrationId, '501'), [
+        'jane@example.test',
+      ]);
+      assert.deepEqual(await store.integrations.addressesOfMember(`int_hs1_${portal}`, '501'), []);
+      assert.deepEqual(await store.integrations.addressesOfMember(integrationId, '5%'), []);
+      // Erasure forgets the address for its own account only.
+      await store.privacy.eraseFromWatches(second.accountId, 'jane@example.test');
+      assert.deepEqual(await store.integrations.addressesOfMember(integrationId, '501'), [
+        'jane@example.test',
+      ]);
+      await store.privacy.eraseFromWatches(first.accountId, 'jane@example.test');
+      assert.deepEqual(await store.integrations.addressesOfMember(integrationId, '501'), []);
+      await store.integrations.noteWatchMemberAddress(watch.id, '501', at, 'jane@example.test');
+      await store.integrations.forgetWatchMember(integrationId, '501');
+      assert.deepEqual(await store.integrations.addressesOfMember(integrationId, '501'), []);
     });
 
     it("keeps each integration's last campaign check for its account only, replaced by the next", async () => {

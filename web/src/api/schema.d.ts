@@ -4877,7 +4877,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error; code: integration_disconnected. */
+                /** @description Error; code: integration_disconnected, integration_scope_missing. */
                 409: {
                     headers: {
                         /** @description The key's requests per second. */
@@ -6072,7 +6072,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error; code: integration_disconnected. */
+                /** @description Error; code: integration_disconnected, integration_scope_missing. */
                 409: {
                     headers: {
                         /** @description The key's requests per second. */
@@ -6471,7 +6471,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error; code: conflict, integration_disconnected. */
+                /** @description Error; code: conflict, integration_disconnected, integration_scope_missing. */
                 409: {
                     headers: {
                         /** @description The key's requests per second. */
@@ -9404,7 +9404,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "results_expired" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "signature_invalid" | "integration_scope_missing" | "results_expired" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
         };
@@ -9434,7 +9434,7 @@ export interface components {
              * @description Stable, for programs.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "results_expired" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
+            code: "bad_request" | "unauthorized" | "forbidden" | "signup_closed" | "account_unconfirmed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "integration_disconnected" | "signature_invalid" | "integration_scope_missing" | "results_expired" | "payload_too_large" | "storage_limit_reached" | "validation_failed" | "rate_limited" | "quota_exceeded" | "bulk_quota_exceeded" | "too_many_lists" | "internal_error" | "provider_unavailable" | "not_ready";
             /** @description Equal to the X-Request-Id response header. */
             request_id: string;
             /** @description Each dependency and whether it answered. */
@@ -9838,6 +9838,13 @@ export interface components {
             } | null;
             /** @description The list job its members were verified in: its results are the run's. */
             list_id: string | null;
+            /** @description True once the account's retention deleted its list's rows and results (`retention_days` after the list finished): the run keeps its counts, and the list's results answer 410 `results_expired`. */
+            results_expired: boolean;
+            /**
+             * Format: date-time
+             * @description When they were deleted; null while kept.
+             */
+            results_expired_at: string | null;
             counts: {
                 /** @description Members read. */
                 members: number;
@@ -9952,7 +9959,7 @@ export interface components {
             /** @description Who made it: a dashboard user, an API key, or an operator at the command line. */
             actor: {
                 /** @enum {string} */
-                type: "user" | "key" | "operator";
+                type: "user" | "key" | "operator" | "platform";
                 /** @description The user's or key's id; the operator's login at the command line. */
                 id: string;
                 /** @description The user's email, the key's name and prefix, or the operator's login and host. */

@@ -32,7 +32,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntry[] }) {
                 <time dateTime={entry.at}>{formatInstant(entry.at)}</time>
               </td>
               <td data-label="Who">{actorText(entry.actor)}</td>
-              <td data-label="From">{entry.ip ?? 'Command line'}</td>
+              <td data-label="From">{entry.ip ?? fromWithoutIp(entry.actor.type)}</td>
               <td data-label="To">
                 {entry.target.type} <code>{entry.target.id}</code>
               </td>
@@ -56,4 +56,9 @@ function DetailList({ lines }: { lines: string[] }) {
       ))}
     </ul>
   );
+}
+
+/** Where a change came from when no address is recorded: a command, or the platform's own event. */
+function fromWithoutIp(actorType: AuditEntry['actor']['type']): string {
+  return actorType === 'platform' ? 'Platform event' : 'Command line';
 }

@@ -42,6 +42,7 @@ const ACTOR_KINDS: Record<AuditEntry['actor']['type'], string> = {
   user: 'User',
   key: 'API key',
   operator: 'Operator',
+  platform: 'Platform',
 };
 
 /** Who made the change: "API key · CRM sync (mv_live_Ab3…)". */

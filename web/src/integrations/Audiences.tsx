@@ -1,6 +1,7 @@
 /**
- * A connected integration's audiences (read by use-audiences): members, the last run, a toggle that
- * verifies new subscribers as they arrive (a watch), and "Validate now", which opens the run form.
+ * A connected integration's audiences (HubSpot's lists; read by use-audiences): members, the last
+ * run, a toggle that verifies new subscribers (new contacts) as they arrive (a watch), and
+ * "Validate now", which opens the run form. Every word is the platform's (platform.tsx).
  */
 import { useId, useState } from 'react';
 import { api } from '../api/client';
@@ -8,7 +9,7 @@ import { settle } from '../api/problem';
 import type { Audience, Integration, Run, Watch } from '../api/types';
 import { ScrollRegion } from '../components/ScrollRegion';
 import { formatCount } from '../lib/format';
-import { usePlatform } from './platform';
+import { capitalized, usePlatform, withGrantHint } from './platform';
 import { lastRunWords } from './runs';
 import type { AudiencesState } from './use-audiences';
 
@@ -40,13 +41,17 @@ export function Audiences({
       <h4 id={headingId}>{platform.audiences}</h4>
       {problem !== null && (
         <div role="alert" className="alert alert-error">
-          <p>The audiences could not be read: {problem.message}</p>
+          <p>
+            The {platform.audiences.toLowerCase()} could not be read: {problem.message}
+          </p>
           <button type="button" className="button" onClick={retry}>
             Try again
           </button>
         </div>
       )}
-      {audiences === null && problem === null && <p className="muted">Loading audiences…</p>}
+      {audiences === null && problem === null && (
+        <p className="muted">Loading {platform.audiences.toLowerCase()}…</p>
+      )}
       {audiences !== null && audiences.length === 0 && <p>{platform.emptyAudiences}</p>}
       {audiences !== null && audiences.length > 0 && (
         <AudiencesTable
@@ -58,12 +63,11 @@ export function Audiences({
           lastRunOf={lastRunOf}
           onValidate={onValidate}
           helpId={helpId}
-          label={`Audiences of ${integration.account_name}`}
+          label={`${platform.audiences} of ${integration.account_name}`}
         />
       )}
       <p id={helpId} className="muted small">
-        New subscribers: when on, each new subscriber is verified as they arrive, and counts against your
-        monthly quota.
+        {platform.watchHelp}
       </p>
     </section>
   );
@@ -90,7 +94,7 @@ function AudiencesTable({ audiences, label, lastRunOf, onValidate, ...toggle }: 
           <tr>
             <th scope="col">{platform.audience}</th>
             <th scope="col" className="number">
-              Members
+              {capitalized(platform.members)}
             </th>
             <th scope="col">Last run</th>
             <th scope="col">{platform.newMembers}</th>
@@ -105,7 +109,7 @@ function AudiencesTable({ audiences, label, lastRunOf, onValidate, ...toggle }: 
               <th scope="row" className="row-title">
                 {audience.name}
               </th>
-              <td className="number" data-label="Members">
+              <td className="number" data-label={capitalized(platform.members)}>
                 {formatCount(audience.member_count)}
               </td>
               <td data-label="Last run">{lastRunWords(lastRunOf(audience))}</td>
@@ -137,6 +141,7 @@ function WatchToggle({
   onProblem,
   helpId,
 }: Omit<AudiencesTableProps, 'audiences' | 'label' | 'lastRunOf' | 'onValidate'> & { audience: Audience }) {
+  const platform = usePlatform();
   /** The state asked for while its request runs, else null. */
   const [pending, setPending] = useState<boolean | null>(null);
   const watch = watches.find((each) => each.audience_id === audience.id);
@@ -153,7 +158,7 @@ function WatchToggle({
         }),
       );
       if (outcome.ok) onWatches((current) => [...current, outcome.data]);
-      else onProblem(outcome.problem.message);
+      else onProblem(withGrantHint(outcome.problem, platform).message);
     } else {
       const outcome = await settle(
         api.DELETE('/api/v1/integrations/{id}/watches/{watchId}', {
@@ -170,7 +175,7 @@ function WatchToggle({
   return (
     <input
       type="checkbox"
-      aria-label={`Verify new subscribers of ${audience.name}`}
+      aria-label={platform.watchLabel(audience.name)}
       aria-describedby={helpId}
       checked={pending ?? watch !== undefined}
       disabled={busy}

@@ -2,7 +2,8 @@
  * The pre-campaign check: pick one of the platform's draft campaigns, count its recipients by
  * category (those never verified verified now if asked), then, as a second step asked for and
  * confirmed, narrow the campaign to leave out the invalid (or risky and invalid) ones. The check
- * itself changes nothing in Mailchimp but results written back. The last check is kept by the
+ * itself changes nothing on the platform but results written back. HubSpot's drafts are marketing
+ * emails; a permission the connection lacks (HubSpot's `content` scope) is said with what to grant. The last check is kept by the
  * server, so it is shown again after a reload (or on another device).
  */
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
@@ -14,7 +15,7 @@ import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
 import { countWords } from '../lib/count-words';
 import { CampaignCheckResult } from './CampaignCheckResult';
-import { usePlatform } from './platform';
+import { type PlatformWords, usePlatform, withGrantHint } from './platform';
 import { useDrafts } from './use-drafts';
 
 /** The one field shown with its own message; the API's others join the form's. */
@@ -27,10 +28,11 @@ interface CheckRequest {
 }
 
 /** How a draft reads in the picker. */
-export function draftWords(draft: DraftCampaign): string {
-  const title = draft.title.trim() === '' ? 'Untitled campaign' : draft.title;
-  if (draft.audience_id === null) return `${title} (no audience chosen yet)`;
-  return `${title}: to ${draft.audience_name ?? 'its audience'}, ${countWords(draft.recipient_count, 'recipient', 'recipients')}`;
+export function draftWords(draft: DraftCampaign, platform: PlatformWords): string {
+  const title = draft.title.trim() === '' ? `Untitled ${platform.campaign}` : draft.title;
+  const audience = platform.audience.toLowerCase();
+  if (draft.audience_id === null) return `${title} (no ${audience} chosen yet)`;
+  return `${title}: to ${draft.audience_name ?? `its ${audience}`}, ${countWords(draft.recipient_count, 'recipient', 'recipients')}`;
 }
 
 export function CampaignCheckForm({
@@ -84,7 +86,7 @@ export function CampaignCheckForm({
       }),
     );
     setBusy(false);
-    if (!outcome.ok) return fail(outcome.problem);
+    if (!outcome.ok) return fail(withGrantHint(outcome.problem, platform));
     setRestored(false);
     setResult({
       check: outcome.data,
@@ -99,7 +101,10 @@ export function CampaignCheckForm({
     const campaignId = String(form.get('campaign_id') ?? '');
     setResult(null);
     if (campaignId === '')
-      return setErrors({ form: null, fields: { campaign_id: 'Choose a draft campaign to check.' } });
+      return setErrors({
+        form: null,
+        fields: { campaign_id: `Choose a draft ${platform.campaign} to check.` },
+      });
     void check({ campaignId, verifyUnverified: form.get('verify_unverified') !== null, exclude: null });
   };
 
@@ -110,19 +115,25 @@ export function CampaignCheckForm({
     <section aria-labelledby={headingId} className="campaign-check">
       <h4 id={headingId}>Pre-campaign check</h4>
       <p className="muted small">
-        Before sending a draft campaign: how many of its recipients are valid, risky or invalid, and leave out
-        the ones that would bounce.
+        Before sending a draft {platform.campaign}: how many of its recipients are valid, risky or invalid,
+        and leave out the ones that would bounce.
       </p>
       {drafts.problem !== null && (
         <div role="alert" className="alert alert-error">
-          <p>The draft campaigns could not be read: {drafts.problem.message}</p>
+          {drafts.problem.code === 'integration_scope_missing' ? (
+            <p>{withGrantHint(drafts.problem, platform).message}</p>
+          ) : (
+            <p>
+              The draft {platform.campaigns} could not be read: {drafts.problem.message}
+            </p>
+          )}
           <button type="button" className="button" onClick={drafts.reload}>
             Try again
           </button>
         </div>
       )}
       {drafts.drafts === null && drafts.problem === null && (
-        <p className="muted">Loading the draft campaigns…</p>
+        <p className="muted">Loading the draft {platform.campaigns}…</p>
       )}
       {drafts.drafts !== null && choices.length === 0 && (
         <div className="actions">
@@ -139,17 +150,19 @@ export function CampaignCheckForm({
           {/* A failed second step is said beside the counts it acted on. */}
           <FormAlert message={result === null ? errors.form : null} />
           <Field
-            label="Draft campaign"
+            label={platform.draftLabel}
             name="campaign_id"
             error={errors.fields.campaign_id}
-            hint="Newest first. Only drafts can be checked: a sent or scheduled campaign can no longer change."
+            hint={`Newest first. Only drafts can be checked: a sent or scheduled ${platform.campaign} can no longer change.`}
           >
             {(control) => (
               <select {...control} defaultValue={firstCheckable?.id ?? ''} className="wide">
-                {firstCheckable === undefined && <option value="">No draft has an audience yet</option>}
+                {firstCheckable === undefined && (
+                  <option value="">No draft has its recipients chosen yet</option>
+                )}
                 {choices.map((draft) => (
                   <option key={draft.id} value={draft.id} disabled={draft.audience_id === null}>
-                    {draftWords(draft)}
+                    {draftWords(draft, platform)}
                   </option>
                 ))}
               </select>
@@ -167,7 +180,7 @@ export function CampaignCheckForm({
           </div>
           <div className="actions">
             <button type="submit" className="button primary" aria-disabled={busy}>
-              Check campaign
+              {platform.checkButton}
             </button>
             <button type="button" className="button" onClick={drafts.reload}>
               Look for new drafts

@@ -1,6 +1,7 @@
 /**
  * What a pre-campaign check found: the campaign's recipients by category, what it verified, and the
- * segment the campaign now goes to when some were left out; or, when none were, the exclusions to
+ * segment the campaign now goes to (HubSpot: the list its marketing email now leaves out) when some
+ * were left out; or, when none were, the exclusions to
  * make as a second step, each asked to be confirmed first since it changes who gets the campaign.
  */
 import { useEffect, useId, useRef } from 'react';
@@ -9,7 +10,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { FormAlert } from '../components/FormAlert';
 import { countWords } from '../lib/count-words';
 import { formatCount, formatInstant } from '../lib/format';
-import { usePlatform } from './platform';
+import { capitalized, type PlatformWords, usePlatform } from './platform';
 
 interface CampaignCheckResultProps {
   last: LastCampaignCheck;
@@ -43,12 +44,14 @@ export function recipientsWords(check: Pick<CampaignCheck, 'recipients' | 'verif
 export function excludedWords(
   check: CampaignCheck,
   excluded: NonNullable<CampaignCheck['excluded']>,
+  platform: PlatformWords,
 ): string {
   const left = Math.max(0, check.recipients - excluded.members);
-  return `The campaign now goes to the segment “${excluded.segment_name}”: ${countWords(excluded.members, 'member', 'members')}, ${countWords(left, 'recipient', 'recipients')} left out.`;
+  return `${platform.excludedInto(excluded.segment_name)}: ${countWords(excluded.members, platform.member, platform.members)}, ${countWords(left, 'recipient', 'recipients')} left out.`;
 }
 
 export function CampaignCheckResult({ last, restored, busy, problem, onExclude }: CampaignCheckResultProps) {
+  const platform = usePlatform();
   const { check } = last;
   const headingId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -62,7 +65,7 @@ export function CampaignCheckResult({ last, restored, busy, problem, onExclude }
   return (
     <section aria-labelledby={headingId} className="card check-result">
       <h5 id={headingId} ref={headingRef} tabIndex={-1}>
-        Campaign “{check.title}”
+        {capitalized(platform.campaign)} “{check.title}”
       </h5>
       <p className="muted small">Checked {formatInstant(last.checked_at)}.</p>
       <p>{recipientsWords(check)}</p>
@@ -88,7 +91,7 @@ export function CampaignCheckResult({ last, restored, busy, problem, onExclude }
       {check.message !== null && <p className="alert alert-warn">{check.message}</p>}
       {excluded !== null ? (
         <p role="status" className="alert alert-ok">
-          {excludedWords(check, excluded)}
+          {excludedWords(check, excluded, platform)}
         </p>
       ) : (
         <ExcludeActions check={check} busy={busy} onExclude={onExclude} />
@@ -111,13 +114,12 @@ function ExcludeActions({
   const counts = check.by_category;
   if (counts.invalid === 0 && counts.risky === 0)
     return <p className="muted">No recipient is invalid or risky: nothing to leave out.</p>;
-  const question = (who: string) =>
-    `Leave ${who} out of “${check.title}”? The campaign will go to a segment without them; no contact is removed from Mailchimp.`;
+  const question = (who: string) => platform.excludeQuestion(who, check.title);
   return (
     <div className="actions">
       {counts.invalid > 0 && (
         <ConfirmButton
-          label="Exclude invalid from this campaign"
+          label={`Exclude invalid from this ${platform.campaign}`}
           question={question(countWords(counts.invalid, 'invalid recipient', 'invalid recipients'))}
           confirmLabel="Yes, leave them out"
           disabled={busy}
@@ -126,7 +128,7 @@ function ExcludeActions({
       )}
       {counts.risky > 0 && (
         <ConfirmButton
-          label="Exclude risky and invalid from this campaign"
+          label={`Exclude risky and invalid from this ${platform.campaign}`}
           question={question(
             countWords(
               counts.risky + counts.invalid,

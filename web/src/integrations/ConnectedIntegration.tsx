@@ -7,6 +7,7 @@ import type { Audience, Integration, Run } from '../api/types';
 import { FormNotice } from '../components/FormAlert';
 import { Audiences } from './Audiences';
 import { CampaignCheckForm } from './CampaignCheckForm';
+import { usePlatform } from './platform';
 import { RunsPanel } from './RunsPanel';
 import { SchedulesPanel } from './SchedulesPanel';
 import { useAudiences } from './use-audiences';
@@ -29,6 +30,7 @@ export function ConnectedIntegration({
   onDisconnected,
   onProblem,
 }: ConnectedIntegrationProps) {
+  const platform = usePlatform();
   const audiences = useAudiences(integration.id, onDisconnected);
   const runs = useRuns(integration.id);
   const [validating, setValidating] = useState<Audience | null>(null);
@@ -47,7 +49,7 @@ export function ConnectedIntegration({
     setValidating(null);
     setNotice(
       run.write_back === null
-        ? `Dry run of “${run.audience_name}” started: nothing will be written to Mailchimp.`
+        ? `Dry run of “${run.audience_name}” started: nothing will be written to ${platform.label}.`
         : `Validation of “${run.audience_name}” started.`,
     );
     // The form that held the focus is gone: the runs, where the new one is, take it.

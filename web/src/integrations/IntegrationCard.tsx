@@ -70,7 +70,7 @@ export function IntegrationCard({ integration, onRefused, onDisconnected }: Inte
         <div className="actions">
           <ConfirmButton
             label="Disconnect"
-            question={`Disconnect “${integration.account_name}”? Its stored API key is erased, its schedules and new-subscriber watches removed; contacts in ${platform.label} stay as they are.`}
+            question={`Disconnect “${integration.account_name}”? Its stored ${platform.credential} is erased, its schedules and ${platform.watchesRemoved} removed; contacts in ${platform.label} stay as they are.`}
             confirmLabel="Yes, disconnect"
             onConfirm={disconnect}
           />

@@ -1,6 +1,7 @@
 /**
  * One run: its audience, state, who started it and what it writes; a progress bar while it goes;
- * its counts; Cancel while it has not ended; and its results, which are a list's (downloads there).
+ * its counts; Cancel while it has not ended; and its results, which are a list's (downloads there),
+ * until the account's retention deletes them with the list's.
  */
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
@@ -10,8 +11,8 @@ import type { Run } from '../api/types';
 import { Gauge } from '../components/Gauge';
 import { countWords } from '../lib/count-words';
 import { formatCount, formatInstant } from '../lib/format';
-import { usePlatform } from './platform';
-import { SCOPE_LABELS } from './run-settings';
+import { capitalized, usePlatform } from './platform';
+import { scopeLabel } from './run-settings';
 import { isActive, isUnfinished, RUN_STATE_LABELS, runProgress, TRIGGER_LABELS } from './runs';
 
 interface RunItemProps {
@@ -59,7 +60,7 @@ export function RunItem({ run, onChange }: RunItemProps) {
         <span className={`state state-${run.state}`}>{RUN_STATE_LABELS[run.state]}</span>
       </div>
       <p className="muted small">
-        {TRIGGER_LABELS[run.trigger]}. {SCOPE_LABELS[run.scope]}
+        {TRIGGER_LABELS[run.trigger]}. {scopeLabel(run.scope, platform.members)}
         {run.scope === 'stale' && ` (${countWords(run.stale_days, 'day', 'days')})`},{' '}
         {run.statuses.join(', ')}.{' '}
         {run.write_back === null
@@ -88,7 +89,7 @@ export function RunItem({ run, onChange }: RunItemProps) {
           ([key]) => run.write_back !== null || (key !== 'written' && key !== 'write_errors'),
         ).map(([key, label]) => (
           <div key={key}>
-            <dt>{label}</dt>
+            <dt>{key === 'members' ? capitalized(platform.members) : label}</dt>
             <dd>{formatCount(run.counts[key])}</dd>
           </div>
         ))}
@@ -100,8 +101,17 @@ export function RunItem({ run, onChange }: RunItemProps) {
             Cancel
           </button>
         )}
-        {run.list_id !== null && <Link to={`/lists/${encodeURIComponent(run.list_id)}`}>Results</Link>}
+        {run.list_id !== null && !run.results_expired && (
+          <Link to={`/lists/${encodeURIComponent(run.list_id)}`}>Results</Link>
+        )}
       </div>
+      {run.results_expired && (
+        <p className="muted">
+          Its results were deleted
+          {run.results_expired_at !== null && ` on ${formatInstant(run.results_expired_at)}`} at the end of
+          the account’s retention; the counts above stay.
+        </p>
+      )}
       {problem !== null && (
         <p role="alert" className="alert alert-error">
           {problem}

@@ -4,8 +4,8 @@
  * contacts is off unless ticked, with its consequence said beside it.
  */
 import { useId, useState } from 'react';
-import { usePlatform } from './platform';
-import { MEMBER_STATUSES, type RunSettingsValues, SCOPE_LABELS, type Scope } from './run-settings';
+import { capitalized, usePlatform } from './platform';
+import { type RunSettingsValues, SCOPES, type Scope, scopeLabel } from './run-settings';
 
 interface RunSettingsFieldsProps {
   values: RunSettingsValues;
@@ -33,9 +33,9 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
   return (
     <>
       <fieldset aria-describedby={describedBy('statuses')}>
-        <legend>Member statuses</legend>
+        <legend>{capitalized(platform.member)} statuses</legend>
         <div className="checkboxes">
-          {MEMBER_STATUSES.map(({ status, label }) => (
+          {platform.statuses.map(({ status, label }) => (
             <label key={status} className="checkbox">
               <input
                 type="checkbox"
@@ -51,9 +51,9 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
         {errorOf('statuses')}
       </fieldset>
       <fieldset aria-describedby={describedBy('scope')}>
-        <legend>Members to verify</legend>
+        <legend>{capitalized(platform.members)} to verify</legend>
         <div className="choices">
-          {(Object.keys(SCOPE_LABELS) as Scope[]).map((each) => (
+          {SCOPES.map((each) => (
             <label key={each} className="checkbox">
               <input
                 type="radio"
@@ -63,7 +63,7 @@ export function RunSettingsFields({ values, errors }: RunSettingsFieldsProps) {
                 onChange={() => setScope(each)}
                 {...invalid('scope')}
               />
-              {SCOPE_LABELS[each]}
+              {scopeLabel(each, platform.members)}
             </label>
           ))}
         </div>

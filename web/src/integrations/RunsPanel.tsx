@@ -1,5 +1,6 @@
 /** The integration's runs, newest first, with live progress (see use-runs) and older ones on demand. */
 import type { RefObject } from 'react';
+import { usePlatform } from './platform';
 import { RunItem } from './RunItem';
 import type { RunsState } from './use-runs';
 
@@ -14,6 +15,7 @@ export function RunsPanel({
   headingRef,
   runs: { runs, problem, cursor, loadOlder, put },
 }: RunsPanelProps) {
+  const platform = usePlatform();
   return (
     <section aria-labelledby={headingId} className="runs">
       <h4 id={headingId} ref={headingRef} tabIndex={-1}>
@@ -26,7 +28,7 @@ export function RunsPanel({
       )}
       {runs === null && problem === null && <p className="muted">Loading runs…</p>}
       {runs !== null && runs.length === 0 && (
-        <p className="muted">No runs yet: choose “Validate now” beside an audience.</p>
+        <p className="muted">No runs yet: choose “Validate now” beside {platform.anAudience}.</p>
       )}
       {runs !== null && runs.length > 0 && (
         <ul className="plain cards">

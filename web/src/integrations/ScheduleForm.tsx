@@ -10,6 +10,7 @@ import type { Audience, Schedule } from '../api/types';
 import { Field } from '../components/Field';
 import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
+import { usePlatform } from './platform';
 import { RunSettingsFields } from './RunSettingsFields';
 import {
   DEFAULT_RUN_SETTINGS,
@@ -32,6 +33,7 @@ interface ScheduleFormProps {
 }
 
 export function ScheduleForm({ integrationId, audiences, schedule, onSaved, onClose }: ScheduleFormProps) {
+  const platform = usePlatform();
   const { errors, setErrors, fail, clear, busy, setBusy, formRef } = useApiForm(FIELDS);
   const [cron, setCron] = useState(schedule?.cron ?? DEFAULT_CRON);
   const [zones] = useState(() => timeZones(schedule?.timezone));
@@ -81,7 +83,7 @@ export function ScheduleForm({ integrationId, audiences, schedule, onSaved, onCl
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
         {schedule === null && (
-          <Field label="Audience" name="audience_id" error={errors.fields.audience_id}>
+          <Field label={platform.audience} name="audience_id" error={errors.fields.audience_id}>
             {(control) => (
               <select {...control}>
                 {audiences.map((audience) => (

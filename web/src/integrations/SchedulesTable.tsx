@@ -6,6 +6,7 @@ import type { Audience, Schedule } from '../api/types';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ScrollRegion } from '../components/ScrollRegion';
 import { formatInstant } from '../lib/format';
+import { usePlatform } from './platform';
 import { cronWords } from './schedule-times';
 
 interface SchedulesTableProps {
@@ -25,6 +26,7 @@ export function SchedulesTable({
   onEdit,
   onRemoved,
 }: SchedulesTableProps) {
+  const platform = usePlatform();
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const nameOf = (schedule: Schedule) =>
@@ -67,7 +69,7 @@ export function SchedulesTable({
         <table className="schedules-table stacked-on-narrow">
           <thead>
             <tr>
-              <th scope="col">Audience</th>
+              <th scope="col">{platform.audience}</th>
               <th scope="col">When</th>
               <th scope="col">Next run</th>
               <th scope="col">Last fired</th>

@@ -10,7 +10,7 @@ import type { Audience, Run } from '../api/types';
 import { FormAlert } from '../components/FormAlert';
 import { useApiForm } from '../components/use-form';
 import { countWords } from '../lib/count-words';
-import { usePlatform } from './platform';
+import { usePlatform, withGrantHint } from './platform';
 import { RunSettingsFields } from './RunSettingsFields';
 import { DEFAULT_RUN_SETTINGS, parseRunSettings, RUN_SETTINGS_FIELDS } from './run-settings';
 
@@ -42,7 +42,7 @@ export function ValidateForm({ integrationId, audience, onStarted, onClose }: Va
       }),
     );
     setBusy(false);
-    if (!outcome.ok) return fail(outcome.problem);
+    if (!outcome.ok) return fail(withGrantHint(outcome.problem, platform));
     onStarted(outcome.data);
   };
 
@@ -52,8 +52,8 @@ export function ValidateForm({ integrationId, audience, onStarted, onClose }: Va
         Validate “{audience.name}”
       </h4>
       <p className="muted small">
-        {countWords(audience.member_count, 'member', 'members')}. Each address verified counts against your
-        monthly quota; the results are also a list you can download.
+        {countWords(audience.member_count, platform.member, platform.members)}. Each address verified counts
+        against your monthly quota; the results are also a list you can download.
       </p>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />

@@ -4,6 +4,8 @@
  * platform the owner knows does.
  */
 import { createContext, type ReactNode, useContext } from 'react';
+import type { Problem } from '../api/problem';
+import { MEMBER_STATUSES, type MemberStatus } from './run-settings';
 
 export interface PlatformWords {
   label: string;
@@ -18,6 +20,34 @@ export interface PlatformWords {
   unsubscribeEffect: string;
   where: (dc: string, portalId: string | undefined) => ReactNode;
   reconnect: string;
+  /** "an audience", "a list". */
+  anAudience: string;
+  /** One person of an audience, and several. */
+  member: string;
+  members: string;
+  /** The statuses a run may read, as the platform names them. */
+  statuses: ReadonlyArray<{ status: MemberStatus; label: string }>;
+  /** What the platform's stored credential is called. */
+  credential: string;
+  /** The name of an audience's watch toggle. */
+  watchLabel: (audienceName: string) => string;
+  /** What the watch toggle does, and how soon. */
+  watchHelp: string;
+  /** What a disconnection removes besides schedules. */
+  watchesRemoved: string;
+  /** One campaign, for a sentence's start and middle. */
+  campaign: string;
+  draftLabel: string;
+  checkButton: string;
+  /** What the campaign goes to once some were left out. */
+  excludedInto: (name: string) => string;
+  excludeQuestion: (who: string, title: string) => string;
+  /** Where a permission the platform did not grant is granted (409 integration_scope_missing); '' if nowhere to say. */
+  grantScope: string;
+  /** The OAuth callback's outcomes (`?error=…`) on the Integrations page. */
+  oauth: { connected: string; denied: string; state: string; refused: string };
+  /** The OAuth callback's success, once the list says which account it connected. */
+  connectedAs: (integration: { account_name: string; dc: string; portal_id?: string }) => string;
 }
 
 const MAILCHIMP: PlatformWords = {
@@ -39,6 +69,29 @@ const MAILCHIMP: PlatformWords = {
   ),
   reconnect:
     'It must be connected again: make a new API key in Mailchimp and connect it above, then disconnect this one.',
+  anAudience: 'an audience',
+  member: 'member',
+  members: 'members',
+  statuses: MEMBER_STATUSES,
+  credential: 'API key',
+  watchLabel: (name) => `Verify new subscribers of ${name}`,
+  watchHelp:
+    'New subscribers: when on, each new subscriber is verified as they arrive, and counts against your monthly quota.',
+  watchesRemoved: 'new-subscriber watches',
+  campaign: 'campaign',
+  draftLabel: 'Draft campaign',
+  checkButton: 'Check campaign',
+  excludedInto: (name) => `The campaign now goes to the segment “${name}”`,
+  excludeQuestion: (who, title) =>
+    `Leave ${who} out of “${title}”? The campaign will go to a segment without them; no contact is removed from Mailchimp.`,
+  grantScope: '',
+  oauth: {
+    connected: 'Mailchimp is connected.',
+    denied: 'Mailchimp was not connected: access was not allowed at Mailchimp.',
+    state: 'Mailchimp was not connected: the link had expired or was not yours. Try again.',
+    refused: 'Mailchimp did not confirm the connection. Try again, or use an API key.',
+  },
+  connectedAs: ({ account_name, dc }) => `Connected “${account_name}” (${dc}).`,
 };
 
 const HUBSPOT: PlatformWords = {
@@ -60,7 +113,53 @@ const HUBSPOT: PlatformWords = {
   ),
   reconnect:
     'It must be connected again: connect the HubSpot app again, or paste a new private app token above, then disconnect this one.',
+  anAudience: 'a list',
+  member: 'contact',
+  members: 'contacts',
+  // A HubSpot contact is subscribed to email or opted out of it; Mailchimp's other statuses do not exist there.
+  statuses: [
+    { status: 'subscribed', label: 'Subscribed to email' },
+    { status: 'unsubscribed', label: 'Opted out of email' },
+  ],
+  credential: 'token',
+  watchLabel: (name) => `Verify new contacts of ${name}`,
+  watchHelp:
+    'New contacts: when on, each contact created in HubSpot from now on (in this list, or anywhere for All contacts) is verified and written back within a minute or so, and counts against your monthly quota.',
+  watchesRemoved: 'new-contact watches',
+  campaign: 'marketing email',
+  draftLabel: 'Draft marketing email',
+  checkButton: 'Check marketing email',
+  excludedInto: (name) => `The marketing email now leaves out the list “${name}”`,
+  excludeQuestion: (who, title) =>
+    `Leave ${who} out of “${title}”? A list of them is added to the email’s excluded lists; no contact is removed from HubSpot.`,
+  grantScope: 'In HubSpot: Settings → Integrations → Private Apps → the app → Scopes.',
+  oauth: {
+    connected: 'HubSpot is connected.',
+    denied: 'HubSpot was not connected: access was not allowed at HubSpot.',
+    state: 'HubSpot was not connected: the link had expired or was not yours. Try again.',
+    refused: 'HubSpot did not confirm the connection. Try again, or use a private app token.',
+  },
+  connectedAs: ({ account_name, portal_id }) =>
+    `Connected “${account_name}” (HubSpot portal ${portal_id ?? '?'}).`,
 };
+
+/** A word as a sentence or a heading starts with it. */
+export function capitalized(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/**
+ * A refusal as the card shows it: a permission the connection was not granted (409
+ * `integration_scope_missing`, whose message names the scope) also says where to grant it.
+ */
+export function withGrantHint(problem: Problem, platform: PlatformWords): Problem {
+  if (problem.code !== 'integration_scope_missing') return problem;
+  const named = problem.message.replace(/^The platform\b/, platform.label).replace(/\.$/, '');
+  return {
+    ...problem,
+    message: platform.grantScope === '' ? `${named}.` : `${named}. ${platform.grantScope}`,
+  };
+}
 
 /** The words of a provider; Mailchimp's for one this dashboard does not know. */
 export function wordsOf(provider: string): PlatformWords {

@@ -24,11 +24,15 @@ export const MEMBER_STATUSES: ReadonlyArray<{ status: MemberStatus; label: strin
 
 export type Scope = 'all' | 'changed' | 'stale';
 
-export const SCOPE_LABELS: Record<Scope, string> = {
-  all: 'All members',
-  changed: 'Members changed since the last completed run',
-  stale: 'Members not verified for a number of days',
-};
+export const SCOPES: readonly Scope[] = ['all', 'changed', 'stale'];
+
+/** A scope's label in a platform's word for its people ("members", "contacts"). */
+export function scopeLabel(scope: Scope, members: string): string {
+  const them = members.charAt(0).toUpperCase() + members.slice(1);
+  if (scope === 'all') return `All ${members}`;
+  if (scope === 'changed') return `${them} changed since the last completed run`;
+  return `${them} not verified for a number of days`;
+}
 
 export const DEFAULT_STALE_DAYS = 90;
 
@@ -96,7 +100,7 @@ export function parseRunSettings(form: FormData): ParsedSettings {
     .getAll('statuses')
     .map(String)
     .filter((status): status is MemberStatus => known.has(status));
-  if (statuses.length === 0) fields.statuses = 'Choose at least one member status.';
+  if (statuses.length === 0) fields.statuses = 'Choose at least one status.';
   const scope = String(form.get('scope') ?? 'all') as Scope;
   let staleDays = DEFAULT_STALE_DAYS;
   if (scope === 'stale') {

@@ -42,7 +42,9 @@ export function useAudiences(
         setWatches(watched.ok ? watched.data.watches : []);
         return setAudiences(listed.ok ? listed.data.audiences : []);
       }
-      if (failed.status === 409) return onDisconnected(failed.problem.message);
+      // A permission not granted is a 409 too, but the connection still works for the rest.
+      if (failed.status === 409 && failed.problem.code !== 'integration_scope_missing')
+        return onDisconnected(failed.problem.message);
       setProblem(failed.problem);
     });
     return () => {

@@ -1,5 +1,6 @@
 /**
- * Account: who is signed in, the plan and its limits, this month's use, and the password. An
+ * Account: who is signed in, the plan and its limits, this month's use, how long results are kept
+ * (with where data protection is described), and the password. An
  * operator (the session says so) also sees how plans change and the probe host's health; nobody
  * else's page asks for the latter, which the API would refuse.
  */
@@ -7,6 +8,7 @@ import { useEffect, useState } from 'react';
 import { PasswordForm } from '../account/PasswordForm';
 import { PlanHowTo } from '../account/PlanHowTo';
 import { ProbeHealthPanel } from '../account/ProbeHealthPanel';
+import { type Retention, RetentionForm } from '../account/RetentionForm';
 import { api } from '../api/client';
 import { type Outcome, settle } from '../api/problem';
 import type { Account } from '../api/types';
@@ -53,6 +55,31 @@ export function AccountPage() {
         {account?.ok && <PlanFacts account={account.data} />}
         {session.user.operator && <PlanHowTo accountId={session.account.id} />}
       </section>
+      <section aria-labelledby="retention-heading" className="card">
+        <h2 id="retention-heading">Data protection</h2>
+        {account?.ok && (
+          <RetentionForm
+            retention={{ days: account.data.retention_days, setting: account.data.retention_days_setting }}
+            planMax={account.data.limits.retention_days}
+            onSaved={(retention: Retention) =>
+              setAccount({
+                ...account,
+                data: {
+                  ...account.data,
+                  retention_days: retention.days,
+                  retention_days_setting: retention.setting,
+                },
+              })
+            }
+          />
+        )}
+        <p className="muted">
+          To erase one address from everything this account holds, or to export the account’s data, use{' '}
+          <code>DELETE /api/v1/addresses/&#123;email&#125;</code> and <code>GET /api/v1/account/export</code>{' '}
+          (<a href="/docs">API reference</a>). What is stored, where and for how long is described in{' '}
+          <code>docs/data-protection.md</code> of the Mailvet documentation.
+        </p>
+      </section>
       <section aria-labelledby="password-heading" className="card">
         <h2 id="password-heading">Change password</h2>
         <PasswordForm email={session.user.email} />
@@ -85,8 +112,8 @@ function PlanFacts({ account }: { account: Account }) {
       <dd>{formatCount(limits.max_unfinished_lists)}</dd>
       <dt>Rows kept across lists</dt>
       <dd>{formatCount(limits.max_stored_rows)}</dd>
-      <dt>Finished lists kept for</dt>
-      <dd>{formatCount(limits.retention_days)} days</dd>
+      <dt>Longest retention of results</dt>
+      <dd>{limits.retention_days === 0 ? 'No limit' : `${formatCount(limits.retention_days)} days`}</dd>
     </dl>
   );
 }

@@ -1,8 +1,9 @@
 /**
- * Integrations: connect Mailchimp (with an API key, or OAuth where the operator set it
- * up), and per connected account validate audiences with live progress, schedule runs, watch new
- * subscribers and check a draft campaign (IntegrationCard); or see why it was disconnected, and
- * disconnect it.
+ * Integrations: connect Mailchimp or HubSpot (with an API key or a private app token, or OAuth where
+ * the operator set it up), and per connected account validate audiences (lists) with live progress,
+ * schedule runs, watch new subscribers (contacts) and check a draft campaign (marketing email)
+ * (IntegrationCard); or see why it was disconnected, and disconnect it. An OAuth callback's outcome
+ * is shown, in the platform's words, in the section of the platform it came back from.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
@@ -13,17 +14,21 @@ import { PageTitle } from '../components/PageTitle';
 import { ConnectHubSpotForm } from '../integrations/ConnectHubSpotForm';
 import { ConnectMailchimpForm } from '../integrations/ConnectMailchimpForm';
 import { IntegrationCard } from '../integrations/IntegrationCard';
+import { wordsOf } from '../integrations/platform';
 
-/** What the OAuth callback's return (`?connected=…` or `?error=…`) tells the person. */
-const OAUTH_OUTCOMES: Record<string, { ok: boolean; text: string }> = {
-  connected: { ok: true, text: 'Mailchimp is connected.' },
-  denied: { ok: false, text: 'Mailchimp was not connected: access was not allowed at Mailchimp.' },
-  state: {
-    ok: false,
-    text: 'Mailchimp was not connected: the link had expired or was not yours. Try again.',
-  },
-  refused: { ok: false, text: 'Mailchimp did not confirm the connection. Try again, or use an API key.' },
-};
+type OAuthOutcome = { ok: boolean; text: string };
+
+/**
+ * What the OAuth callback's return (`?connected=…` or `?error=…`, with `provider=…`) tells the
+ * person, in the words of the platform it came back from (Mailchimp when it names none).
+ */
+function oauthOutcomeOf(provider: string, reason: string): OAuthOutcome | undefined {
+  const { oauth } = wordsOf(provider);
+  if (reason === 'connected') return { ok: true, text: oauth.connected };
+  if (reason === 'denied' || reason === 'state' || reason === 'refused')
+    return { ok: false, text: oauth[reason] };
+  return undefined;
+}
 
 export function IntegrationsPage() {
   const [integrations, setIntegrations] = useState<Integration[] | null>(null);
@@ -33,15 +38,20 @@ export function IntegrationsPage() {
   const [query, setQuery] = useSearchParams();
   // The callback's outcome is read once, then taken out of the address: a reload or a later
   // connection does not show it again.
-  const [oauthReturn] = useState(() => ({
-    outcome: OAUTH_OUTCOMES[query.get('error') ?? (query.has('connected') ? 'connected' : '')],
-    connectedId: query.get('connected'),
-  }));
+  const [oauthReturn] = useState(() => {
+    const provider = query.get('provider') === 'hubspot' ? 'hubspot' : 'mailchimp';
+    return {
+      provider,
+      outcome: oauthOutcomeOf(provider, query.get('error') ?? (query.has('connected') ? 'connected' : '')),
+      connectedId: query.get('connected'),
+    };
+  });
   const [showOAuthOutcome, setShowOAuthOutcome] = useState(true);
   const listHeading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
-    if (query.has('connected') || query.has('error')) setQuery({}, { replace: true });
+    if (query.has('connected') || query.has('error') || query.has('provider'))
+      setQuery({}, { replace: true });
   }, [query, setQuery]);
 
   useEffect(() => {
@@ -79,8 +89,20 @@ export function IntegrationsPage() {
   const connectedByOAuth = integrations?.find((each) => each.id === oauthReturn.connectedId);
   const oauthOutcome =
     oauthReturn.outcome?.ok === true && connectedByOAuth !== undefined
-      ? { ok: true, text: `Connected “${connectedByOAuth.account_name}” (${connectedByOAuth.dc}).` }
+      ? { ok: true, text: wordsOf(connectedByOAuth.provider).connectedAs(connectedByOAuth) }
       : oauthReturn.outcome;
+  /** The outcome's alert, in the section of the platform it came back from. */
+  const oauthAlert = (provider: string) =>
+    showOAuthOutcome &&
+    oauthOutcome !== undefined &&
+    oauthReturn.provider === provider && (
+      <div
+        role={oauthOutcome.ok ? 'status' : 'alert'}
+        className={oauthOutcome.ok ? 'alert' : 'alert alert-error'}
+      >
+        {oauthOutcome.text}
+      </div>
+    );
 
   return (
     <>
@@ -91,14 +113,7 @@ export function IntegrationsPage() {
       </p>
       <section aria-labelledby="connect-heading" className="card">
         <h2 id="connect-heading">Connect Mailchimp</h2>
-        {showOAuthOutcome && oauthOutcome !== undefined && (
-          <div
-            role={oauthOutcome.ok ? 'status' : 'alert'}
-            className={oauthOutcome.ok ? 'alert' : 'alert alert-error'}
-          >
-            {oauthOutcome.text}
-          </div>
-        )}
+        {oauthAlert('mailchimp')}
         {oauthUrl !== null && (
           <p>
             {/* A full page load: the server sends the browser on to Mailchimp's consent page. */}
@@ -118,6 +133,7 @@ export function IntegrationsPage() {
       </section>
       <section aria-labelledby="connect-hubspot-heading" className="card">
         <h2 id="connect-hubspot-heading">Connect HubSpot</h2>
+        {oauthAlert('hubspot')}
         <p className="muted">
           Verify the contacts of a HubSpot portal: its lists, all contacts, and marketing emails before they
           go out.

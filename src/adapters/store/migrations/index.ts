@@ -22,6 +22,7 @@ import { userOperators } from './0015-user-operators.ts';
 import * as listWorkOrder from './0016-list-work-order.ts';
 import * as auditLog from './0017-audit-log.ts';
 import * as dataProtection from './0018-data-protection.ts';
+import * as hubspotWatches from './0019-hubspot-watches.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -55,6 +56,7 @@ export function migrationProviderFor(
         '0016-list-work-order': listWorkOrder,
         '0017-audit-log': auditLog,
         '0018-data-protection': dataProtection,
+        '0019-hubspot-watches': hubspotWatches,
       }),
   };
 }

@@ -17,7 +17,7 @@ import { domainOfKey } from '../../../usage/verification-service.ts';
 import type { Status, VerificationResult } from '../../../verification/report.ts';
 import type { ListWrites } from '../kysely-list-store.ts';
 import { holdLiveList } from '../list-liveness.ts';
-import { addressKeysIn, type CountColumn, countColumnOf } from '../list-rows.ts';
+import { addressKeysAny, type CountColumn, countColumnOf } from '../list-rows.ts';
 import type { DatabaseSchema } from '../schema.ts';
 import { verificationsUsed } from '../usage-queries.ts';
 import { chargeVerificationRows } from './charges.ts';
@@ -64,7 +64,7 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
           .selectFrom('list_addresses')
           .select('address_key')
           .where('list_id', '=', listId)
-          .where(addressKeysIn(addressKeys))
+          .where(addressKeysAny(addressKeys))
           .orderBy('domain')
           .orderBy('address_key')
           .forUpdate()
@@ -77,7 +77,7 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
               .updateTable('list_addresses')
               .set({ charged: 1, charged_month: charge.month })
               .where('list_id', '=', listId)
-              .where(addressKeysIn(addressKeys))
+              .where(addressKeysAny(addressKeys))
               .where('charged', '=', 0)
               .returning('address_key')
               .execute();
@@ -92,7 +92,7 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
           .updateTable('list_addresses')
           .set({ charged: 0 })
           .where('list_id', '=', listId)
-          .where(addressKeysIn(uncovered))
+          .where(addressKeysAny(uncovered))
           .execute();
       }
       return { charged: inOrder.slice(0, grant.granted), used: grant.used };

@@ -44,7 +44,7 @@ export const campaignCheckRoutes: FastifyPluginAsync<CampaignCheckRoutesDeps> = 
           200: okResponse('DraftCampaignList', 'The drafts, newest first.'),
           ...authedErrorResponses({
             404: ['not_found'],
-            409: ['integration_disconnected'],
+            409: ['integration_disconnected', 'integration_scope_missing'],
             502: ['provider_unavailable'],
           }),
         },
@@ -99,7 +99,7 @@ export const campaignCheckRoutes: FastifyPluginAsync<CampaignCheckRoutesDeps> = 
             ...authedErrorResponses({
               400: ['bad_request'],
               404: ['not_found'],
-              409: ['conflict', 'integration_disconnected'],
+              409: ['conflict', 'integration_disconnected', 'integration_scope_missing'],
               422: ['validation_failed'],
               502: ['provider_unavailable'],
             }),

@@ -175,7 +175,7 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
             ...errors({
               400: ['bad_request'],
               404: ['not_found'],
-              409: ['integration_disconnected'],
+              409: ['integration_disconnected', 'integration_scope_missing'],
               422: ['validation_failed'],
               502: ['provider_unavailable'],
             }),
@@ -193,8 +193,11 @@ export const integrationRoutes: FastifyPluginAsync<IntegrationRoutesDeps> = asyn
           );
         } catch (error) {
           if (error instanceof ProviderError && error.status === 404) {
+            const integration = await integrations.get(callerOf(request).accountId, request.params.id);
+            const platform =
+              (integration && integrations.provider(integration.provider)?.label) ?? 'the platform';
             throw validationFailed([
-              { field: 'audience_id', message: 'No such audience in this Mailchimp account' },
+              { field: 'audience_id', message: `No such audience in this ${platform} account` },
             ]);
           }
           throw providerFailure(error);

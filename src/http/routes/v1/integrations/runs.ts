@@ -168,7 +168,7 @@ function runNotFound(): ApiError {
 }
 
 /** A run as the API shows it. */
-export function runView({ run, state, categories, message }: RunView) {
+export function runView({ run, state, categories, message, resultsExpiredAt }: RunView) {
   return {
     id: run.id,
     integration_id: run.integrationId,
@@ -182,6 +182,8 @@ export function runView({ run, state, categories, message }: RunView) {
     stale_days: run.staleDays,
     write_back: writeBackView(run.writeBack),
     list_id: run.listId,
+    results_expired: resultsExpiredAt !== null,
+    results_expired_at: resultsExpiredAt,
     counts: {
       members: run.members,
       verified: categories.verified,
