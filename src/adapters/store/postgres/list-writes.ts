@@ -7,7 +7,8 @@
  *   not cover are taken back before the commit.
  * - `saveResults`: first holds the list's row, so a pause or cancel either waits for this save or
  *   is seen by it (and then nothing is saved).
- * - `addRows` and `addAddresses`: rows, and an upload's unique addresses, in chunks.
+ * - `addRows` and `addAddresses`: rows, and an upload's unique addresses, each batch one statement
+ *   of arrays (`unnest`).
  */
 import { type Kysely, sql } from 'kysely';
 import type { AddressCharge, UploadedAddress, UploadedRow } from '../../../lists/ports.ts';
@@ -21,9 +22,6 @@ import { addressKeysAny, type CountColumn, countColumnOf } from '../list-rows.ts
 import type { DatabaseSchema } from '../schema.ts';
 import { verificationsUsed } from '../usage-queries.ts';
 import { chargeVerificationRows } from './charges.ts';
-
-/** Upload batches stay under PostgreSQL's bound on parameters per statement. */
-const INSERT_CHUNK = 500;
 
 /** The list writes on `db`. */
 export function postgresListWrites(db: Kysely<DatabaseSchema>): ListWrites {
@@ -107,22 +105,22 @@ async function addRows(
 ): Promise<void> {
   // A live upload shows progress, so the stale-upload sweep never takes it for a dead one.
   await db.updateTable('lists').set({ updated_at: now.toISOString() }).where('id', '=', listId).execute();
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-    const chunk = rows.slice(start, start + INSERT_CHUNK);
-    await db
-      .insertInto('list_rows')
-      .values(
-        chunk.map((row) => ({
-          list_id: listId,
-          row_number: row.rowNumber,
-          email: row.email,
-          domain: row.domain,
-          address_key: row.addressKey,
-          fields: row.fields === null ? null : JSON.stringify(row.fields),
-        })),
-      )
-      .execute();
-  }
+  if (rows.length === 0) return;
+  // One statement, a column an array: what PostgreSQL parses and plans no longer grows with the
+  // rows, and no batch meets its bound on parameters per statement.
+  const column = <T>(value: (row: UploadedRow) => T) => rows.map(value);
+  await db
+    .insertInto('list_rows')
+    .columns(['list_id', 'row_number', 'email', 'domain', 'address_key', 'fields'])
+    .expression(
+      sql`select ${listId}, * from unnest(
+        ${column((row) => row.rowNumber)}::bigint[],
+        ${column((row) => row.email)}::text[],
+        ${column((row) => row.domain)}::text[],
+        ${column((row) => row.addressKey)}::text[],
+        ${column((row) => (row.fields === null ? null : JSON.stringify(row.fields)))}::text[])`,
+    )
+    .execute();
 }
 
 async function addAddresses(
@@ -133,30 +131,28 @@ async function addAddresses(
 ): Promise<void> {
   await db.updateTable('lists').set({ updated_at: now.toISOString() }).where('id', '=', listId).execute();
   const month = monthOf(now);
-  for (let start = 0; start < addresses.length; start += INSERT_CHUNK) {
-    await db
-      .insertInto('list_addresses')
-      .values(
-        addresses.slice(start, start + INSERT_CHUNK).map((address) => ({
-          list_id: listId,
-          domain: address.domain,
-          address_key: address.addressKey,
-          first_row: address.firstRow,
-          email: address.email,
-          row_count: address.rowCount,
-          charged_month: month,
-        })),
-      )
-      // An address stored before keeps its first row (and the email as that row wrote it).
-      .onConflict((conflict) =>
-        conflict.columns(['list_id', 'domain', 'address_key']).doUpdateSet({
-          row_count: sql<number>`list_addresses.row_count + excluded.row_count`,
-          email: sql<string>`case when excluded.first_row < list_addresses.first_row then excluded.email else list_addresses.email end`,
-          first_row: sql<number>`least(list_addresses.first_row, excluded.first_row)`,
-        }),
-      )
-      .execute();
-  }
+  if (addresses.length === 0) return;
+  const column = <T>(value: (address: UploadedAddress) => T) => addresses.map(value);
+  await db
+    .insertInto('list_addresses')
+    .columns(['list_id', 'charged_month', 'domain', 'address_key', 'first_row', 'email', 'row_count'])
+    .expression(
+      sql`select ${listId}, ${month}, * from unnest(
+        ${column((address) => address.domain)}::text[],
+        ${column((address) => address.addressKey)}::text[],
+        ${column((address) => address.firstRow)}::bigint[],
+        ${column((address) => address.email)}::text[],
+        ${column((address) => address.rowCount)}::bigint[])`,
+    )
+    // An address stored before keeps its first row (and the email as that row wrote it).
+    .onConflict((conflict) =>
+      conflict.columns(['list_id', 'domain', 'address_key']).doUpdateSet({
+        row_count: sql<number>`list_addresses.row_count + excluded.row_count`,
+        email: sql<string>`case when excluded.first_row < list_addresses.first_row then excluded.email else list_addresses.email end`,
+        first_row: sql<number>`least(list_addresses.first_row, excluded.first_row)`,
+      }),
+    )
+    .execute();
 }
 
 async function saveResults(
