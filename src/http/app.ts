@@ -37,6 +37,7 @@ import { handleClientError, handleError, handleFrameworkError, handleNotFound } 
 import { type LazyCompilers, lazyCompilers } from './lazy-compilers.ts';
 import { type LoggerSettings, loggerOptions } from './logger.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
+import { documentRoutes } from './plugins/documents.ts';
 import { gracefulClosePlugin } from './plugins/graceful-close.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
@@ -145,6 +146,7 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   await app.register(fastifyCookie);
   // Before the routes: the OpenAPI generator collects routes as they are added.
   await app.register(openApiPlugin);
+  await app.register(documentRoutes);
   const ready = deps.ready ?? (() => defaultReadiness(deps));
   await app.register(healthRoutes, { ready });
   await app.register(v1Routes, { ...deps, prefix: '/api/v1' });

@@ -85,7 +85,13 @@ if (dashboard.executablePath === null) {
       await section().getByText('30 days').first().waitFor();
       await section().getByText('(the server’s default)', { exact: false }).waitFor();
       assert.equal(await daysField().inputValue(), '30');
-      assert.match((await section().textContent()) ?? '', /docs\/data-protection\.md/);
+      // The document itself, served by the server it describes.
+      const document = section().getByRole('link', { name: 'Data protection' });
+      assert.equal(await document.getAttribute('href'), '/docs/data-protection.md');
+      const served = await fetch(`${server.url}/docs/data-protection.md`);
+      assert.equal(served.status, 200);
+      assert.match(served.headers.get('content-type') ?? '', /^text\/plain; charset=utf-8/);
+      assert.match(await served.text(), /^# Data protection/m);
       assert.equal(
         await section().getByRole('link', { name: 'API reference' }).getAttribute('href'),
         '/docs',

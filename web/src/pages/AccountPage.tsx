@@ -76,8 +76,8 @@ export function AccountPage() {
         <p className="muted">
           To erase one address from everything this account holds, or to export the account’s data, use{' '}
           <code>DELETE /api/v1/addresses/&#123;email&#125;</code> and <code>GET /api/v1/account/export</code>{' '}
-          (<a href="/docs">API reference</a>). What is stored, where and for how long is described in{' '}
-          <code>docs/data-protection.md</code> of the Mailvet documentation.
+          (<a href="/docs">API reference</a>). What is stored, where and for how long, and what a
+          data-processing agreement should say: <a href="/docs/data-protection.md">Data protection</a>.
         </p>
       </section>
       <section aria-labelledby="password-heading" className="card">
