@@ -23,6 +23,7 @@ import { KyselyStore, toAccount } from '../kysely-store.ts';
 import type { AccountsTable, DatabaseSchema } from '../schema.ts';
 import { BackgroundCheckpoints } from './background-checkpoints.ts';
 import { SqliteCharges } from './charges.ts';
+import { CoalescedCharges } from './coalesced-charges.ts';
 import { KnownKeys } from './known-keys.ts';
 import { sqliteListWrites } from './list-writes.ts';
 import { WriteBatcher } from './write-batcher.ts';
@@ -107,11 +108,13 @@ export class SqliteStore extends KyselyStore {
     const checkpoints = options.backgroundCheckpoints ? new BackgroundCheckpoints(connection) : undefined;
     const writes = new WriteBatcher(connection, checkpoints && (() => checkpoints.wrote()));
     const charges = new SqliteCharges(connection);
+    // The API's charges of a turn, one per key and month (coalesced-charges.ts).
+    const apiCharges = new CoalescedCharges(writes, charges);
     // A list's charges and result saves run in the write batcher like the API's charges:
     // synchronous statements, one transaction each, so they never interleave with another write.
     super(db, 'sqlite', sqliteListWrites(connection, writes, charges), {
       verifications: (owner, month, requested, ceiling) =>
-        writes.run(() => charges.verifications(owner, month, requested, ceiling)),
+        apiCharges.verifications(owner, month, requested, ceiling),
       bulkRequest: (owner, month, ceiling) => writes.run(() => charges.bulkRequest(owner, month, ceiling)),
     });
     this.#checkpoints = checkpoints;

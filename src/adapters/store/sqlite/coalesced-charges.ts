@@ -1,0 +1,100 @@
+/**
+ * The API's verification charges of one event-loop turn, made as one charge per key, month and
+ * ceiling: two `UPDATE … RETURNING` for the whole group instead of two (and a savepoint) for each
+ * request, which was a tenth of a cached request's time. What each request is granted and told is
+ * what charging them one after another, in arrival order, gives: the total granted is shared in that
+ * order (each takes what it asked while any is left), and each sees the counts as they stood after
+ * its own charge. Nothing is granted before the transaction commits.
+ */
+import type { UsageMonth } from '../../../usage/months.ts';
+import type { Ceiling, UsageOwner, Used } from '../../../usage/ports.ts';
+import type { SqliteCharges } from './charges.ts';
+import type { WriteBatcher } from './write-batcher.ts';
+
+interface Ask {
+  requested: number;
+  resolve: (charge: { granted: number; used: Used }) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Group {
+  owner: UsageOwner;
+  month: UsageMonth;
+  ceiling: Ceiling;
+  asks: Ask[];
+}
+
+type Settle = () => void;
+
+export class CoalescedCharges {
+  readonly #writes: WriteBatcher;
+  readonly #charges: SqliteCharges;
+  /** The groups of the write not yet run; null once it ran (a later ask starts another). */
+  #open: Map<string, Group> | null = null;
+
+  constructor(writes: WriteBatcher, charges: SqliteCharges) {
+    this.#writes = writes;
+    this.#charges = charges;
+  }
+
+  verifications(
+    owner: UsageOwner,
+    month: UsageMonth,
+    requested: number,
+    ceiling: Ceiling,
+  ): Promise<{ granted: number; used: Used }> {
+    return new Promise((resolve, reject) => {
+      if (this.#open === null) this.#startWrite();
+      const name = `${owner.accountId}\u0000${owner.keyId}\u0000${month}\u0000${ceiling.account}\u0000${ceiling.key}`;
+      const groups = this.#open!;
+      let group = groups.get(name);
+      if (group === undefined) {
+        group = { owner, month, ceiling, asks: [] };
+        groups.set(name, group);
+      }
+      group.asks.push({ requested, resolve, reject });
+    });
+  }
+
+  #startWrite(): void {
+    const groups = new Map<string, Group>();
+    this.#open = groups;
+    this.#writes
+      .run(() => {
+        // From here on, asks go to the next write.
+        this.#open = null;
+        return [...groups.values()].flatMap((group) => this.#charge(group));
+      })
+      .then(
+        (settles) => {
+          for (const settle of settles) settle();
+        },
+        (error: unknown) => {
+          for (const group of groups.values()) for (const ask of group.asks) ask.reject(error);
+        },
+      );
+  }
+
+  /** One group's charge, inside the write's transaction; what to tell each ask once it commits. */
+  #charge({ owner, month, ceiling, asks }: Group): Settle[] {
+    const total = asks.reduce((sum, ask) => sum + ask.requested, 0);
+    let charged: { granted: number; used: Used };
+    try {
+      charged = this.#charges.verifications(owner, month, total, ceiling);
+    } catch (error) {
+      return asks.map((ask) => () => ask.reject(error));
+    }
+    // The counts before the group's charge, then each ask's share in arrival order.
+    let left = charged.granted;
+    let account = charged.used.account - charged.granted;
+    let key = charged.used.key - charged.granted;
+    return asks.map((ask) => {
+      const granted = Math.min(ask.requested, left);
+      left -= granted;
+      account += granted;
+      key += granted;
+      const used = { account, key };
+      return () => ask.resolve({ granted, used });
+    });
+  }
+}
