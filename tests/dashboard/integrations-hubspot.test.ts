@@ -218,6 +218,28 @@ if (dashboard.executablePath === null) {
       assert.equal(await told.textContent(), 'Connected “oauth-shop.hubspot.test” (HubSpot portal 5000001).');
     });
 
+    it('an expired OAuth token is refreshed on the way; a refused refresh shows the card disconnected with HubSpot’s reason', async () => {
+      const card = page.getByRole('article', { name: 'oauth-shop.hubspot.test' });
+      const tokens = () => emulator.count('/oauth/v3/token', 'POST');
+      // HubSpot's access tokens last 30 minutes: its clock moves past that.
+      emulator.now = () => Date.now() + 31 * 60_000;
+      const before = tokens();
+      await page.reload();
+      await card.getByRole('cell', { name: 'All contacts' }).waitFor();
+      assert.equal(await card.getByText('Connected', { exact: true }).count(), 1);
+      assert.equal(tokens(), before + 1, 'refreshed once');
+
+      // The app uninstalled: its refresh tokens are refused.
+      for (const refresh of emulator.world.refreshTokens.values()) refresh.revoked = true;
+      emulator.now = () => Date.now() + 62 * 60_000;
+      await page.reload();
+      const refused = card.getByRole('alert');
+      await refused.waitFor();
+      assert.match((await refused.textContent()) ?? '', /refresh token/i, 'HubSpot’s reason');
+      await card.getByText('Disconnected', { exact: true }).waitFor();
+      emulator.now = Date.now;
+    });
+
     it('tells a forged or refused HubSpot callback in HubSpot’s words, beside Connect HubSpot', async () => {
       // A state issued to this browser's session, as the consent page would send back with a refusal.
       const started = await fetch(`${server.url}/integrations/hubspot/connect`, {

@@ -301,9 +301,7 @@ test('no verified address reaches a log line at info, on any path', async () => 
   });
   assert.equal(event.status, 200);
   await until('the watched subscriber', async () =>
-    logs.entries().some((entry) => entry.msg === 'a watch event could not be acted on')
-      ? true
-      : undefined,
+    logs.entries().some((entry) => entry.msg === 'a watch event could not be acted on') ? true : undefined,
   );
 
   // The paths were logged: requests, the failed first webhook attempts, the refused writes.
