@@ -71,6 +71,12 @@ if (dashboard.executablePath === null) {
       );
       const newsletter = addList(privatePortal.portal, 'Newsletter', ids);
       newsletterId = newsletter.listId;
+      privatePortal.portal.emails.set('91', {
+        id: '91',
+        name: 'Spring letter',
+        state: 'DRAFT',
+        to: { contactIlsLists: { include: [newsletterId], exclude: [] } },
+      });
       token = privatePortal.token;
       const withoutContent = emulator.addPortal(
         5_000_003,
@@ -187,6 +193,23 @@ if (dashboard.executablePath === null) {
       assert.equal(await scope.getByRole('radio', { name: 'All contacts' }).isChecked(), true);
       await form.getByRole('button', { name: 'Close' }).click();
       await form.waitFor({ state: 'detached' });
+    });
+
+    it('checks a draft marketing email before it is sent, in HubSpot’s words, and changes nothing', async () => {
+      const check = privateCard().getByRole('region', { name: 'Pre-campaign check' });
+      await check.getByLabel('Draft marketing email').selectOption('91');
+      await check.getByRole('button', { name: 'Check marketing email' }).click();
+      await check.getByText(/^2 recipients; 2 of them verified by this check\.$/).waitFor();
+      const table = check.getByRole('table', { name: 'Recipients by category' });
+      assert.equal(
+        await table
+          .getByRole('row', { name: /^Valid/ })
+          .locator('td')
+          .textContent(),
+        '2',
+      );
+      const email = emulator.portal(5_000_002).emails.get('91');
+      assert.deepEqual(email?.to.contactIlsLists, { include: [newsletterId], exclude: [] }, 'untouched');
     });
 
     it('names the scope a token lacks where the marketing email check would be, and where to grant it', async () => {
