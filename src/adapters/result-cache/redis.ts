@@ -7,7 +7,7 @@
  * events) and leaves no glob characters for an operator's `--scan --pattern` to trip on. An
  * operator finds an address's entry with `printf '%s' ADDRESS | sha256sum`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ResultCache } from '../../usage/ports.ts';
 import type { VerificationResult } from '../../verification/report.ts';
@@ -36,7 +36,7 @@ export class RedisResultCache implements ResultCache {
     if (LONE_SURROGATE.test(address)) {
       return `${this.#prefix}u16:${createHash('sha256').update(address, 'utf16le').digest('hex')}`;
     }
-    return this.#prefix + createHash('sha256').update(address, 'utf8').digest('hex');
+    return this.#prefix + hash('sha256', address, 'hex');
   }
 
   /** The cached result, or undefined; rejects when Redis does not answer (see the fallback). */
