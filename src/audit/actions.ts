@@ -61,8 +61,3 @@ export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
 /** Every action name, in the table's order. */
 export const AUDIT_ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
-
-/** Whether `value` names a kind of change the log records. */
-export function isAuditAction(value: string): value is AuditAction {
-  return Object.hasOwn(AUDIT_ACTIONS, value);
-}

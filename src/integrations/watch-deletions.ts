@@ -32,16 +32,22 @@ export async function eraseDeletedContact(
     session.member(watch.audienceId, email),
   );
   if (member !== null && member.status !== 'archived') return;
-  const erased = await deps.erase(watch.accountId, member?.email ?? email, platformActor(deps, integration));
+  const erased = await deps.erase(
+    watch.accountId,
+    member?.email ?? email,
+    platformActor(
+      deps.integrations.provider(integration.provider)?.label ?? integration.provider,
+      integration,
+    ),
+  );
   // Counts only: the address never goes to the log.
   deps.log('info', 'a contact deleted on the platform was erased', { watchId: watch.id, erased });
 }
 
-/** Who erases on a platform's word: the integration, named as its owner knows it. */
-function platformActor(deps: Pick<WatchDeletionDeps, 'integrations'>, integration: Integration): Initiator {
-  const label = deps.integrations.provider(integration.provider)?.label ?? integration.provider;
+/** Who acts on a platform's word: the integration, named as its owner knows it (`Mailchimp (Shop)`). */
+export function platformActor(platformLabel: string, integration: Integration): Initiator {
   return {
-    actor: { type: 'platform', id: integration.id, label: `${label} (${integration.accountName})` },
+    actor: { type: 'platform', id: integration.id, label: `${platformLabel} (${integration.accountName})` },
     ip: null,
   };
 }

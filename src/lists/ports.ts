@@ -219,16 +219,6 @@ export interface ListStore extends WebhookOutbox {
    * unfinished lists (uploading, queued, running, paused).
    */
   accountStorage(accountId: string): Promise<AccountStorage>;
-  /**
-   * Finished lists (completed, cancelled, failed) past their retention, oldest first, `limit` at
-   * most: a list of a key on plan P ended before `endedBefore[P]`, of a key on another plan before
-   * `otherwise`.
-   */
-  expiredLists(
-    endedBefore: Readonly<Record<string, Date>>,
-    otherwise: Date,
-    limit: number,
-  ): Promise<string[]>;
 
   /** The list, when it exists and (with `accountId`) belongs to that account. */
   getList(listId: string, accountId?: string): Promise<ListRecord | null>;

@@ -11,10 +11,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openStore } from '../../src/adapters/store/open-store.ts';
-import { monthOf } from '../../src/usage/months.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
-import { usageOfKey } from '../helpers/usage.ts';
+import { verificationsChargedIn } from '../helpers/usage.ts';
 import { type HubSpotEmulator, startHubSpotEmulator } from '../hubspot/emulator.ts';
 import { addContact, addList } from '../hubspot/state.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
@@ -171,14 +169,7 @@ describe('embedded (SQLite, in-process worker)', () => {
             current = await spawnServe(env);
             return current;
           },
-          async charged(keyId) {
-            const store = await openStore({ dataDir });
-            try {
-              return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
-            } finally {
-              await store.close();
-            }
-          },
+          charged: (keyId) => verificationsChargedIn({ dataDir }, keyId),
         };
       });
     } finally {
@@ -207,14 +198,7 @@ describe('scale-out (PostgreSQL, Redis, BullMQ workers)', () => {
         env,
         api,
         startRunner: () => spawnWorker(env),
-        async charged(keyId) {
-          const store = await openStore({ databaseUrl, dataDir: '/nonexistent' });
-          try {
-            return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
-          } finally {
-            await store.close();
-          }
-        },
+        charged: (keyId) => verificationsChargedIn({ databaseUrl }, keyId),
       };
     });
   });

@@ -13,10 +13,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { openStore } from '../../src/adapters/store/open-store.ts';
-import { monthOf } from '../../src/usage/months.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
-import { usageOfKey } from '../helpers/usage.ts';
+import { verificationsChargedIn } from '../helpers/usage.ts';
 import { type MailchimpEmulator, startMailchimpEmulator } from '../mailchimp/emulator.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
 import {
@@ -204,14 +202,7 @@ describe('embedded (SQLite, in-process worker)', () => {
               reader.close();
             }
           },
-          async charged(keyId) {
-            const store = await openStore({ dataDir });
-            try {
-              return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
-            } finally {
-              await store.close();
-            }
-          },
+          charged: (keyId) => verificationsChargedIn({ dataDir }, keyId),
         };
         return mode;
       });
@@ -250,14 +241,7 @@ describe('scale-out (PostgreSQL, Redis, BullMQ workers)', () => {
             ]);
             return JSON.parse((rows[0] as { pending_jobs: string }).pending_jobs) as string[];
           },
-          async charged(keyId) {
-            const store = await openStore({ databaseUrl, dataDir: '/nonexistent' });
-            try {
-              return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
-            } finally {
-              await store.close();
-            }
-          },
+          charged: (keyId) => verificationsChargedIn({ databaseUrl }, keyId),
         };
       });
     } finally {

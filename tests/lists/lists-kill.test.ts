@@ -10,11 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openStore } from '../../src/adapters/store/open-store.ts';
 import type { ListView } from '../../src/lists/list-view.ts';
-import { monthOf } from '../../src/usage/months.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
-import { usageOfKey } from '../helpers/usage.ts';
+import { verificationsChargedIn } from '../helpers/usage.ts';
 import { type MailWorld, startMailWorld } from '../mailworld/mail-world.ts';
 import { createKey, schemaFactory, spawnServe, spawnWorker } from '../scale-out/processes.ts';
 
@@ -126,14 +124,7 @@ describe('embedded (SQLite, in-process worker)', () => {
 
       server = await spawnServe(env);
       try {
-        await assertWhole(server.url, key, id, async () => {
-          const store = await openStore({ dataDir });
-          try {
-            return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
-          } finally {
-            await store.close();
-          }
-        });
+        await assertWhole(server.url, key, id, () => verificationsChargedIn({ dataDir }, keyId));
       } finally {
         await server.stop();
       }
@@ -164,14 +155,7 @@ describe('scale-out (PostgreSQL, Redis, BullMQ workers)', () => {
       const id = await uploadAndWaitForProgress(api1.url, key);
       await worker.kill();
       worker = await spawnWorker(env);
-      await assertWhole(api1.url, key, id, async () => {
-        const store = await openStore({ databaseUrl, dataDir: '/nonexistent' });
-        try {
-          return (await usageOfKey(store, keyId, monthOf(new Date()))).verifications;
-        } finally {
-          await store.close();
-        }
-      });
+      await assertWhole(api1.url, key, id, () => verificationsChargedIn({ databaseUrl }, keyId));
     } finally {
       await worker.stop();
       await api1.stop();

@@ -174,29 +174,6 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     return { storedRows: Number(row?.rows ?? 0), unfinishedLists: Number(row?.unfinished ?? 0) };
   }
 
-  async expiredLists(
-    endedBefore: Readonly<Record<string, Date>>,
-    otherwise: Date,
-    limit: number,
-  ): Promise<string[]> {
-    const rows = await this.#db
-      .selectFrom('lists')
-      .innerJoin('accounts', 'accounts.id', 'lists.account_id')
-      .select('lists.id')
-      .where('lists.state', 'in', [...FINISHED_LIST_STATES])
-      .where((eb) => {
-        const plans = Object.entries(endedBefore);
-        if (plans.length === 0) return eb('lists.finished_at', '<', otherwise.toISOString());
-        let cutoff = eb.case('accounts.plan').when(plans[0]![0]).then(plans[0]![1].toISOString());
-        for (const [plan, before] of plans.slice(1)) cutoff = cutoff.when(plan).then(before.toISOString());
-        return eb('lists.finished_at', '<', cutoff.else(otherwise.toISOString()).end());
-      })
-      .orderBy('lists.finished_at')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => row.id);
-  }
-
   async getList(listId: string, accountId?: string): Promise<ListRecord | null> {
     let query = this.#db
       .selectFrom('lists')

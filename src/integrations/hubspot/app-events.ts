@@ -12,6 +12,7 @@
  */
 import type { Initiator } from '../../audit/ports.ts';
 import type { Integration, IntegrationStore } from '../ports.ts';
+import { platformActor } from '../watch-deletions.ts';
 import type { WatchService } from '../watches.ts';
 import { APP_EVENTS } from './provider.ts';
 import { type AppEvent, appEvents, type SignedRequest, signedByHubSpot } from './signature.ts';
@@ -79,10 +80,7 @@ export class HubSpotAppEvents {
     const contactId = String(event.objectId);
     for (const integration of integrations) {
       const addresses = await this.#deps.store.addressesOfMember(integration.id, contactId);
-      const by: Initiator = {
-        actor: { type: 'platform', id: integration.id, label: `HubSpot (${integration.accountName})` },
-        ip: null,
-      };
+      const by = platformActor('HubSpot', integration);
       for (const address of addresses) await this.#deps.erase(integration.accountId, address, by);
       await this.#deps.store.forgetWatchMember(integration.id, contactId);
       if (addresses.length > 0)

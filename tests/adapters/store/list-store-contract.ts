@@ -467,40 +467,6 @@ export function listStoreContract(target: ListStoreContractTarget): void {
           unfinishedLists: 0,
         });
       });
-
-      it('expiredLists: finished lists ended before their plan’s cutoff, oldest first', async () => {
-        const short = `short-${randomUUID()}`;
-        const long = `long-${randomUUID()}`;
-        const onShort = await newKey({ plan: short });
-        const onLong = await newKey({ plan: long });
-        const finish = async (
-          key: ApiKeyRecord,
-          to: 'completed' | 'cancelled' | 'failed',
-          second: number,
-        ) => {
-          const list = await upload(key, [rowsOf(['a@x.test'])]);
-          await lists.transition(list.id, ['queued'], to, at(second));
-          return list.id;
-        };
-        const oldCompleted = await finish(onShort, 'completed', 10);
-        const oldCancelled = await finish(onShort, 'cancelled', 5);
-        const recent = await finish(onShort, 'failed', 100);
-        const longKept = await finish(onLong, 'completed', 10);
-        const running = await upload(onShort, [rowsOf(['b@x.test'])]);
-        await lists.transition(running.id, ['queued'], 'running', at(1));
-        const cutoffs = { [short]: at(50), [long]: at(1) };
-        const epoch = new Date(0);
-        assert.deepEqual(await lists.expiredLists(cutoffs, epoch, 10), [oldCancelled, oldCompleted]);
-        assert.deepEqual(await lists.expiredLists(cutoffs, epoch, 1), [oldCancelled]);
-        // A plan not named falls back to `otherwise` (the store is shared: other tests' lists too).
-        const mine = new Set([oldCompleted, oldCancelled, recent, longKept, running.id]);
-        const fallback = await lists.expiredLists({ [short]: at(50) }, at(20), 100);
-        assert.deepEqual(
-          fallback.filter((id) => mine.has(id)),
-          [oldCancelled, oldCompleted, longKept],
-        );
-        assert.ok(!(await lists.expiredLists(cutoffs, epoch, 10)).includes(recent));
-      });
     });
 
     describe('starting runs under the per-account cap', () => {
