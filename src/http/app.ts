@@ -6,7 +6,7 @@
  */
 
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { KeyUseRecorder } from '../accounts/key-use.ts';
 import type { Plan } from '../accounts/plans.ts';
@@ -33,6 +33,7 @@ import {
   CONNECTIONS_CHECKING_INTERVAL_MS,
   type ConnectionLimits,
 } from './connection-limits.ts';
+import { deferredChildLoggers } from './deferred-child-loggers.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
 import { type LazyCompilers, lazyCompilers } from './lazy-compilers.ts';
 import { type LoggerSettings, loggerOptions } from './logger.ts';
@@ -42,7 +43,7 @@ import { gracefulClosePlugin } from './plugins/graceful-close.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
-import { requestLogPlugin } from './plugins/request-log.ts';
+import { RequestLineController, requestLogPlugin } from './plugins/request-log.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
 import { hubspotHookRoutes } from './routes/hubspot-hooks.ts';
 import { integrationHookRoutes } from './routes/integration-hooks.ts';
@@ -167,13 +168,14 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
 
 /** A Fastify instance serving the API; call `ready()`, `inject()` or `listen()` on it. */
 export function buildApp(deps: AppDeps, options: BuildAppOptions = {}): FastifyInstance {
+  const logger = options.loggerInstance === undefined ? loggerOptions(options.logger) : undefined;
   const app = Fastify({
-    ...(options.loggerInstance === undefined
-      ? { logger: loggerOptions(options.logger) }
-      : { loggerInstance: options.loggerInstance }),
+    ...(options.loggerInstance === undefined ? { logger } : { loggerInstance: options.loggerInstance }),
     bodyLimit: BODY_LIMIT_BYTES,
-    // One line per request, written by the request-log plugin, instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
+    // One line per request (request-log.ts) instead of Fastify's two.
+    logController: new RequestLineController(),
+    // Logging off, Fastify makes no child logger at all; on, a request's is made when it writes.
+    ...(logger !== false && { childLoggerFactory: deferredChildLoggers() }),
     requestIdHeader: false,
     genReqId: requestIdFor,
     // Off: the body's deadline is per route (body-deadline.ts); the head keeps Node's bound.

@@ -8,9 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { createServices } from '../../src/container/index.ts';
-import { REQUEST_LINE } from '../../src/http/plugins/request-log.ts';
+import { createLogger } from '../../src/container/logger.ts';
+import { REQUEST_LINE, requestLine } from '../../src/http/plugins/request-log.ts';
 import { testApp } from '../helpers/app.ts';
 import { LogCapture } from './log-capture.ts';
 
@@ -143,6 +146,39 @@ describe('one line per request', () => {
       assert.throws(() => loadConfig({ MAILVET_LOG_LEVEL: 'loud' }), /MAILVET_LOG_LEVEL/);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('the line is the one pino would write, byte for byte but the time', () => {
+    const logs = new LogCapture();
+    const log = createLogger({ level: 'info', stream: logs });
+    const bindings = (log as unknown as Record<symbol, string>)[pino.symbols.chindingsSym]!;
+    for (const [caller, code] of [
+      [{ accountId: 'acc-"1"' }, undefined],
+      [null, 'rate_limited'],
+    ] as const) {
+      const request = {
+        id: 'req-\\1',
+        method: 'POST',
+        caller,
+        routeOptions: { url: '/api/v1/verify' },
+      } as unknown as FastifyRequest;
+      const reply = { statusCode: 429, elapsedTime: 1.23456 } as unknown as FastifyReply;
+      const ours = requestLine(request, reply, bindings, code);
+      log.info(
+        {
+          reqId: request.id,
+          ...(caller !== null && { accountId: caller.accountId }),
+          method: 'POST',
+          route: '/api/v1/verify',
+          statusCode: 429,
+          responseTimeMs: 1.23,
+          ...(code !== undefined && { code }),
+        },
+        REQUEST_LINE,
+      );
+      const untimed = (line: string) => line.replace(/"time":\d+/, '"time":0');
+      assert.equal(untimed(ours), untimed(logs.lines.at(-1)!));
     }
   });
 });
