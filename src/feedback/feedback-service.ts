@@ -157,9 +157,10 @@ export class FeedbackService {
   /** The result as the account's feedback has it: `bounced` when the rule says so, else unchanged. */
   async applyTo(accountId: string, result: VerificationResult): Promise<VerificationResult> {
     if (!mayBeBounced(result)) return result;
+    // Most accounts never send feedback: asked first (remembered), before reading the address.
+    if (!(await this.#hasFeedback(accountId))) return result;
     const identity = feedbackAddressOf(result.email);
     if (identity === null) return result;
-    if (!(await this.#hasFeedback(accountId))) return result;
     const feedback = await this.#deps.store.outcomeOf(accountId, identity.address);
     return isBounced(feedback) ? bouncedResult(result) : result;
   }

@@ -11,7 +11,7 @@ import type { Reason, VerificationResult } from '../verification/report.ts';
 import type { CatchAllAssessor } from './catch-all-context.ts';
 import type { DailyUsageRecorder } from './daily-usage.ts';
 import { bulkCeiling, keyLimit, type Meter, remainingUnder, verificationCeiling } from './meter.ts';
-import { monthOf, nextMonthStart } from './months.ts';
+import { monthBoundsOf, monthOf } from './months.ts';
 import type { Ceiling, ResultCache, UsageStore, Used } from './ports.ts';
 
 /** Probe outcomes that say nothing lasting about the address. */
@@ -250,11 +250,11 @@ export function domainOfKey(addressKey: string): string {
 
 /** The quota headers' figures: the limit that holds the key, and what is left under both ceilings. */
 export function quotaState(ceiling: Ceiling, used: Used, now: Date): QuotaState {
-  const reset = nextMonthStart(now);
+  const { untilMs, untilText } = monthBoundsOf(now);
   return {
     limit: keyLimit(ceiling),
     remaining: remainingUnder(ceiling, used),
-    resetAt: reset.toISOString(),
-    resetSeconds: Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000)),
+    resetAt: untilText,
+    resetSeconds: Math.max(1, Math.ceil((untilMs - now.getTime()) / 1000)),
   };
 }
