@@ -39,11 +39,11 @@ import { type LazyCompilers, lazyCompilers } from './lazy-compilers.ts';
 import { type LoggerSettings, loggerOptions } from './logger.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
 import { documentRoutes } from './plugins/documents.ts';
-import { gracefulClosePlugin } from './plugins/graceful-close.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
-import { requestIdFor, requestIdPlugin } from './plugins/request-id.ts';
+import { requestIdFor } from './plugins/request-id.ts';
 import { RequestLineController, requestLogPlugin } from './plugins/request-log.ts';
+import { responseHeadersPlugin } from './plugins/response-headers.ts';
 import { healthRoutes, type ReadinessChecks } from './routes/health.ts';
 import { hubspotHookRoutes } from './routes/hubspot-hooks.ts';
 import { integrationHookRoutes } from './routes/integration-hooks.ts';
@@ -134,7 +134,7 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
   for (const schema of sharedSchemas) app.addSchema(schema);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
-  await app.register(requestIdPlugin);
+  await app.register(responseHeadersPlugin);
   await app.register(requestLogPlugin);
   await app.register(metricsPlugin, {
     metrics: deps.metrics ?? NO_METRICS,
@@ -143,7 +143,6 @@ export const apiApp = fp<AppDeps>(async (app, deps) => {
         endpoint: { exposition: deps.metricsExposition, token: deps.metricsToken },
       }),
   });
-  await app.register(gracefulClosePlugin);
   await app.register(fastifyCookie);
   // Before the routes: the OpenAPI generator collects routes as they are added.
   await app.register(openApiPlugin);

@@ -5,6 +5,13 @@
  * off; this hook gives each request a deadline for its whole body, except on routes marked
  * `streamedBody`, which read their body with a timeout between chunks instead (upload-body.ts).
  * The request head has its own bound either way (the server's headers timeout).
+ *
+ * The deadline counts from the request's start but is set just before the body is read (after
+ * authentication and the rate limit): most bodies are in by then (a small one comes in the same
+ * packets as the head), and those cost no timer. A request refused before that point has its
+ * answer sent, and the deadline never applied to an answered request. The start is the one
+ * Fastify keeps for each reply when it logs (the server always has a logger, if silent); an app
+ * without one (some tests) counts from the moment the deadline is set.
  */
 import type { FastifyInstance } from 'fastify';
 import { handleClientError } from './errors.ts';
@@ -18,23 +25,26 @@ declare module 'fastify' {
 
 /** Answers 408 and closes the socket of a request whose body is not in after `timeoutMs`. */
 export function addBodyDeadline(app: FastifyInstance, timeoutMs: number): void {
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const raw = request.raw;
     if (raw.complete || request.routeOptions.config.streamedBody === true) {
-      done();
+      done(null, payload);
       return;
     }
-    const timer = setTimeout(() => {
-      // `complete` is Node's own mark; `readableEnded` also covers an injected request (tests),
-      // whose body arrived whole but which never sets it: a slow answer is not a slow body.
-      if (raw.complete || raw.readableEnded || reply.sent) return;
-      const timedOut = Object.assign(new Error('request body not received in time'), {
-        code: 'ERR_HTTP_REQUEST_TIMEOUT',
-      });
-      handleClientError(timedOut, raw.socket);
-    }, timeoutMs);
+    const timer = setTimeout(
+      () => {
+        // `complete` is Node's own mark; `readableEnded` also covers an injected request (tests),
+        // whose body arrived whole but which never sets it: a slow answer is not a slow body.
+        if (raw.complete || raw.readableEnded || reply.sent) return;
+        const timedOut = Object.assign(new Error('request body not received in time'), {
+          code: 'ERR_HTTP_REQUEST_TIMEOUT',
+        });
+        handleClientError(timedOut, raw.socket);
+      },
+      Math.max(0, timeoutMs - reply.elapsedTime),
+    );
     timer.unref();
     reply.raw.once('close', () => clearTimeout(timer));
-    done();
+    done(null, payload);
   });
 }

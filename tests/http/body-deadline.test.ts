@@ -4,6 +4,8 @@
  * over a socket.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { test } from 'node:test';
 import Fastify from 'fastify';
 import { addBodyDeadline } from '../../src/http/body-deadline.ts';
@@ -28,6 +30,38 @@ test('a slow answer to a request whose body arrived is not cut off by the body d
     });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { echoed: { b: 2 } });
+  } finally {
+    await app.close();
+  }
+});
+
+test('the deadline counts from the request start, though it is set after the hooks before the body', async () => {
+  // With a logger, as the server runs: Fastify then keeps each reply's start time.
+  const app = Fastify({ logger: { level: 'silent' } });
+  // A slow onRequest hook (authentication under load) before the body is read.
+  app.addHook('onRequest', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+  });
+  addBodyDeadline(app, 1000);
+  app.post('/echo', async (request) => ({ echoed: request.body }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as { port: number };
+  try {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1');
+    socket.write(
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"a":',
+    );
+    let answer = '';
+    socket.on('data', (data) => {
+      answer += data.toString();
+    });
+    await once(socket, 'close');
+    const elapsed = performance.now() - started;
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    // Counted from the start, the second it allowed had passed when the hook ended: the answer
+    // comes then (1.5 s), not a whole deadline later (2.5 s).
+    assert.ok(elapsed >= 1400 && elapsed < 2200, `closed after ${Math.round(elapsed)} ms`);
   } finally {
     await app.close();
   }

@@ -1,10 +1,9 @@
 /**
  * Request ids: a sane incoming `X-Request-Id` is kept (so a proxy's id follows the request
- * through our logs), anything else is replaced by a fresh UUID. Every response carries it.
+ * through our logs), anything else is replaced by a fresh UUID. Every response carries it (response-headers.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import fp from 'fastify-plugin';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -13,10 +12,3 @@ export function requestIdFor(request: IncomingMessage): string {
   const incoming = request.headers['x-request-id'];
   return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
-
-/** Echoes the request id as `X-Request-Id` on every response, errors and 404s included. */
-export const requestIdPlugin = fp(async (app) => {
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-});
