@@ -16,6 +16,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { LOG_BATCH_MS } from '../../src/container/logger.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
 import { createKey, type ServeProcess, spawnServe } from '../scale-out/processes.ts';
@@ -261,6 +262,8 @@ describe('deploy/nginx/mailvet.conf in front of mailvet serve', () => {
     assert.equal(refused.status, 413);
     const id = String(refused.headers['x-request-id']);
     assert.match(id, /^[0-9a-f]{32}$/);
+    // Standard output's lines come in batches, up to LOG_BATCH_MS late.
+    await new Promise((resolve) => setTimeout(resolve, 2 * LOG_BATCH_MS));
     assert.ok(!server.lines.some((line) => line.includes(id)), 'Mailvet never saw it');
 
     const note = 'n'.repeat(12_000);

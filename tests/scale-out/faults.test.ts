@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { RATE_LIMIT_KEY_PREFIX } from '../../src/adapters/rate-limit/redis.ts';
+import { LOG_BATCH_MS } from '../../src/container/logger.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 import { type DnsWorld, startDnsWorld } from '../mailworld/dns-server.ts';
 import { createKey, type ServeProcess, schemaFactory, secretKey, spawnServe, verify } from './processes.ts';
@@ -222,8 +223,16 @@ if (postgres.url === null || redis.url === null) {
         assert.equal(await probeReachesRedis(), false, 'nothing reaches Redis');
         assert.equal((await fetch(`${server.url}/readyz`)).status, 200, 'Redis down is not unready');
         assert.ok(server.alive());
-        const fallbacks = server.lines.filter((line) => line.includes('rate limiter: Redis unavailable'));
-        assert.equal(fallbacks.length, 1, `fall-back log lines: ${JSON.stringify(fallbacks)}`);
+        // Standard output's lines come in batches, up to LOG_BATCH_MS late: wait for the line, then
+        // as long again for a second one that must not come.
+        const fallbacks = () =>
+          server.lines.filter((line) => line.includes('rate limiter: Redis unavailable'));
+        assert.ok(
+          await eventually(20 * LOG_BATCH_MS, async () => fallbacks().length > 0),
+          'the fall-back is logged',
+        );
+        await sleep(2 * LOG_BATCH_MS);
+        assert.equal(fallbacks().length, 1, `fall-back log lines: ${JSON.stringify(fallbacks())}`);
       });
 
       test('uses Redis again by itself once it is back', async () => {
@@ -235,7 +244,9 @@ if (postgres.url === null || redis.url === null) {
         assert.ok(back, 'the bucket is in Redis again');
         assert.equal((await verify(server.url, key, 'after@acme.test')).status, 200);
         assert.ok(
-          server.lines.some((line) => line.includes('rate limiter: Redis recovered')),
+          await eventually(20 * LOG_BATCH_MS, async () =>
+            server.lines.some((line) => line.includes('rate limiter: Redis recovered')),
+          ),
           'the recovery is logged',
         );
       });

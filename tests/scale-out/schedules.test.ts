@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { createServices, type Services } from '../../src/container/index.ts';
-import { createLogger } from '../../src/container/logger.ts';
+import { createLogger, LOG_BATCH_MS } from '../../src/container/logger.ts';
 import type { Schedule } from '../../src/integrations/schedules/ports.ts';
 import { requirePostgres, requireRedis } from '../helpers/services.ts';
 import { type MailchimpEmulator, startMailchimpEmulator } from '../mailchimp/emulator.ts';
@@ -101,6 +101,8 @@ if (postgres.url === null || redis.url === null) {
       assert.equal(schedule.lastError, null, 'no second firing found its audience busy');
       assert.ok(Date.parse(schedule.nextRunAt!) > started, 'the next slot is counted from now');
     }
+    // Standard output's lines come in batches, up to LOG_BATCH_MS late: give the last ones time.
+    await new Promise((resolve) => setTimeout(resolve, 2 * LOG_BATCH_MS));
     const firings = workers.flatMap((worker) =>
       worker.lines.filter((line) => line.includes('"msg":"scheduled run')).map((line) => JSON.parse(line)),
     );
