@@ -4,6 +4,7 @@
  */
 import type { ListsCheck } from '../report.ts';
 import { buildDomainRules, buildMxHostDomains, classifyDomain, hasDisposableMxHost } from './disposable.ts';
+import { DomainMemo } from './domain-memo.ts';
 import { isFreeProviderDomain } from './free-provider.ts';
 import { isRoleLocalPart } from './role.ts';
 
@@ -28,25 +29,40 @@ export interface ListChecker {
   isDisposableMx(asciiDomain: string, mxHosts: readonly string[]): boolean;
 }
 
+interface DomainVerdicts {
+  verdict: ReturnType<typeof classifyDomain>;
+  disposableSource: ListsCheck['disposableSource'];
+  freeProvider: boolean;
+}
+
 /** Builds a list checker with the operator's allow, deny and MX-host entries. */
 export function createListChecker(options: ListCheckerOptions = {}): ListChecker {
   const domainRules = buildDomainRules(options.allowDomains ?? [], options.denyDomains ?? []);
   const mxDomains = buildMxHostDomains(options.disposableMxHosts ?? []);
+  // A domain's verdicts, remembered for this checker's tables (a new checker, new tables, none).
+  const verdicts = new DomainMemo<DomainVerdicts>();
+  const verdictsOf = (asciiDomain: string): DomainVerdicts => {
+    const verdict = classifyDomain(asciiDomain, domainRules);
+    const disposableSource = verdict === 'allowed' ? null : verdict;
+    return {
+      verdict,
+      disposableSource,
+      // Disposable wins: a throwaway inbox is reported as disposable, never also as a free provider.
+      freeProvider: disposableSource === null && isFreeProviderDomain(asciiDomain),
+    };
+  };
   return {
     check(localPart, asciiDomain) {
-      const verdict = classifyDomain(asciiDomain, domainRules);
-      const disposableSource = verdict === 'allowed' ? null : verdict;
-      const disposable = disposableSource !== null;
+      const { disposableSource, freeProvider } = verdicts.get(asciiDomain, verdictsOf);
       return {
-        disposable,
+        disposable: disposableSource !== null,
         disposableSource,
         roleBased: isRoleLocalPart(localPart),
-        // Disposable wins: a throwaway inbox is reported as disposable, never also as a free provider.
-        freeProvider: !disposable && isFreeProviderDomain(asciiDomain),
+        freeProvider,
       };
     },
     isDisposableMx(asciiDomain, mxHosts) {
-      if (classifyDomain(asciiDomain, domainRules) === 'allowed') return false;
+      if (verdicts.get(asciiDomain, verdictsOf).verdict === 'allowed') return false;
       return hasDisposableMxHost(mxHosts, mxDomains);
     },
   };
