@@ -6,6 +6,7 @@
  */
 import table from '../data/mailbox-providers.json' with { type: 'json' };
 import type { MailboxProvider, MailboxProviderKind, MxRecord } from '../report.ts';
+import { DomainMemo } from './domain-memo.ts';
 
 /** One entry of the provider table, as the data file holds it. */
 export interface MailboxProviderEntry extends MailboxProvider {
@@ -45,6 +46,13 @@ const RULES: readonly SuffixRule[] = MAILBOX_PROVIDERS.flatMap(({ mxSuffixes, ..
 /** The provider running `mxHost` (any case, trailing dot or not), or null when none is recognised. */
 export function providerOfHost(mxHost: string | null | undefined): MailboxProvider | null {
   if (typeof mxHost !== 'string' || mxHost.length === 0 || mxHost.length > 255) return null;
+  // Every result's evidence asks, mostly for the same few hosts: the rules run once a host.
+  return providers.get(mxHost, matchRules);
+}
+
+const providers = new DomainMemo<MailboxProvider | null>();
+
+function matchRules(mxHost: string): MailboxProvider | null {
   const labels = mxHost.toLowerCase().replace(/\.$/, '').split('.').reverse();
   for (const rule of RULES) {
     if (rule.labels.length > labels.length) continue;
