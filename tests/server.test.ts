@@ -120,7 +120,8 @@ async function spawnServe(
 test('mailvet serve: answers /healthz, and on SIGTERM finishes the request in flight and exits 0', async () => {
   const dir = join(dataDir, 'child');
   const { child, url, lines } = await spawnServe(environment(dir));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the lines written at exit (standard output's last batch) are read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   try {
     const health = await fetch(`${url}/healthz`);
     assert.equal(health.status, 200);
