@@ -33,17 +33,24 @@ try {
   for (const tree of trees) children.push(await startChild('api', {}, undefined, tree.servers));
   const run = (i: number, secs: number) => {
     const { port, key } = children[i]!.ready;
-    return loadRound({ port, path: '/api/v1/verify', key: key ?? '' }, bodies, 50, secs);
+    const pid = children[i]!.process.pid;
+    return loadRound({ port, path: '/api/v1/verify', key: key ?? '', pid }, bodies, 50, secs);
   };
   // Warm-up: JIT and the caches of both.
   await run(0, 2);
   await run(1, 2);
   const totals = [0, 0];
+  // CPU time of each server over its rounds, µs (none without /proc).
+  const cpuTotals: Array<number | undefined> = [0, 0];
   for (let round = 0; round < rounds; round++) {
     for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
       const figures = await run(i, seconds);
       if (figures.failures > 0) throw new Error(`${trees[i]!.name}: ${figures.failures} failed requests`);
       totals[i]! += figures.requests;
+      cpuTotals[i] =
+        figures.cpuMicrosPerRequest === undefined || cpuTotals[i] === undefined
+          ? undefined
+          : cpuTotals[i]! + figures.cpuMicrosPerRequest * figures.requests;
       console.log(
         `  ${trees[i]!.name.padEnd(60)} ${Math.round(figures.requestsPerSec).toLocaleString('en-US').padStart(7)} req/s  p99 ${figures.p99Ms} ms`,
       );
@@ -54,6 +61,13 @@ try {
     `\nrequests served in ${rounds} × ${seconds} s each: this ${mine.toLocaleString('en-US')}, other ${theirs.toLocaleString('en-US')}`,
   );
   console.log(`this / other: ${(mine / theirs).toFixed(3)}`);
+  const [myCpu, theirCpu] = cpuTotals;
+  if (myCpu !== undefined && theirCpu !== undefined) {
+    const perRequest = (cpu: number, requests: number) => cpu / requests;
+    console.log(
+      `CPU a request: this ${perRequest(myCpu, mine).toFixed(1)} µs, other ${perRequest(theirCpu, theirs).toFixed(1)} µs; this / other: ${(perRequest(myCpu, mine) / perRequest(theirCpu, theirs)).toFixed(3)} (lower is better)`,
+    );
+  }
 } finally {
   await Promise.all(children.map(stopChild));
 }

@@ -12,7 +12,7 @@
  * BENCH_API_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the cached API server there.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,6 +39,12 @@ export interface LoadFigures {
   p99Ms: number;
   /** Requests that failed or did not get a 2xx (must be 0 for the round to count). */
   failures: number;
+  /**
+   * The server process's CPU time (user and system) a request, µs; undefined where /proc is not.
+   * Steadier than requests a second on a shared 2-core machine, where the load generator competes
+   * for the same cores.
+   */
+  cpuMicrosPerRequest?: number;
 }
 
 export type Target = 'bare' | 'api' | 'api-uncached';
@@ -109,13 +115,29 @@ export function verifyBodies(count: number): string[] {
   });
 }
 
-/** One round of autocannon POSTing `bodies` (cycled) to a server. */
+/** CPU time (user and system) a process has used so far, µs; undefined without /proc. */
+export function cpuMicrosOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields 14 and 15 of /proc/<pid>/stat, after the command name in parentheses: clock ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux's USER_HZ, the unit of /proc's CPU times (100 on every mainstream kernel). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** One round of autocannon POSTing `bodies` (cycled) to a server (its process `pid`, for its CPU time). */
 export async function loadRound(
-  target: { port: number; path: string; key: string },
+  target: { port: number; path: string; key: string; pid?: number },
   bodies: readonly string[],
   connections: number,
   seconds: number,
 ): Promise<LoadFigures & { requests: number }> {
+  const cpuBefore = cpuMicrosOf(target.pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${target.port}`,
     connections,
@@ -123,12 +145,16 @@ export async function loadRound(
     headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
     requests: bodies.map((body) => ({ method: 'POST', path: target.path, body })),
   });
+  const cpuAfter = cpuMicrosOf(target.pid);
   return {
     requestsPerSec: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures: result.errors + result.timeouts + result.non2xx,
     requests: result.requests.total,
+    ...(cpuBefore !== undefined &&
+      cpuAfter !== undefined &&
+      result.requests.total > 0 && { cpuMicrosPerRequest: (cpuAfter - cpuBefore) / result.requests.total }),
   };
 }
 
@@ -162,14 +188,19 @@ export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigure
     if (bareAnswer.length !== answer.length)
       throw new Error('the bare route does not answer the same number of bytes');
 
-    const targets: Record<Target, { port: number; path: string; key?: string }> = {
-      bare: { port: bare.ready.port, path: '/bare' },
-      api: { port: api.ready.port, path: '/api/v1/verify', key: api.ready.key },
-      'api-uncached': { port: uncached.ready.port, path: '/api/v1/verify', key: uncached.ready.key },
+    const targets: Record<Target, { port: number; path: string; key?: string; pid?: number }> = {
+      bare: { port: bare.ready.port, path: '/bare', pid: bare.process.pid },
+      api: { port: api.ready.port, path: '/api/v1/verify', key: api.ready.key, pid: api.process.pid },
+      'api-uncached': {
+        port: uncached.ready.port,
+        path: '/api/v1/verify',
+        key: uncached.ready.key,
+        pid: uncached.process.pid,
+      },
     };
     const load = (target: Target, seconds: number): Promise<LoadFigures> => {
-      const { port, path, key } = targets[target];
-      return loadRound({ port, path, key: key ?? api.ready.key ?? '' }, bodies, connections, seconds);
+      const { port, path, key, pid } = targets[target];
+      return loadRound({ port, path, key: key ?? api.ready.key ?? '', pid }, bodies, connections, seconds);
     };
 
     const order: Target[] = ['bare', 'api', 'api-uncached'];
@@ -213,8 +244,10 @@ export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigure
 /** Prints the figures as `npm run bench` shows them. */
 export function printApiFigures(figures: ApiFigures): void {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const cpu = (f: LoadFigures) =>
+    f.cpuMicrosPerRequest === undefined ? '' : `   CPU ${f.cpuMicrosPerRequest.toFixed(1)} µs a request`;
   const line = (label: string, f: LoadFigures) =>
-    `  ${label.padEnd(30)}${fmt(f.requestsPerSec).padStart(8)} req/s   p50 ${f.p50Ms} ms   p99 ${f.p99Ms} ms`;
+    `  ${label.padEnd(30)}${fmt(f.requestsPerSec).padStart(8)} req/s   p50 ${f.p50Ms} ms   p99 ${f.p99Ms} ms${cpu(f)}`;
   console.log(
     `\nHTTP API, ${figures.connections} connections, best of ${figures.rounds.length / 3} × ${figures.durationSec} s rounds, ` +
       `${figures.responseBytes}-byte answers, API logging ${figures.logging ? 'on (one line a request, to /dev/null)' : 'off'}, servers in child processes`,
@@ -226,6 +259,12 @@ export function printApiFigures(figures: ApiFigures): void {
     `  ratio api / bare              ${figures.ratio.toFixed(2)} (target ≥ 0.60, p99 ≤ 2× the bare route's)`,
   );
   console.log(`  ratio api (no cache) / bare   ${figures.uncachedRatio.toFixed(2)} (target ≥ 0.55)`);
+  const { bare, api } = figures.best;
+  if (bare.cpuMicrosPerRequest !== undefined && api.cpuMicrosPerRequest !== undefined) {
+    console.log(
+      `  CPU a request, bare / api     ${(bare.cpuMicrosPerRequest / api.cpuMicrosPerRequest).toFixed(2)} (the servers' own cost, apart from the load generator's)`,
+    );
+  }
   console.log(`  targets                       ${figures.meetsTarget ? 'met' : 'NOT met'}`);
   const { before, after } = figures.loadAverage;
   console.log(
@@ -233,7 +272,7 @@ export function printApiFigures(figures: ApiFigures): void {
   );
   for (const { target, figures: f } of figures.rounds) {
     console.log(
-      `    round ${target.padEnd(13)} ${fmt(f.requestsPerSec).padStart(8)} req/s  p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms  failures ${f.failures}`,
+      `    round ${target.padEnd(13)} ${fmt(f.requestsPerSec).padStart(8)} req/s  p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms  failures ${f.failures}${cpu(f)}`,
     );
   }
 }
