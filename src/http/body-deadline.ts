@@ -6,12 +6,9 @@
  * `streamedBody`, which read their body with a timeout between chunks instead (upload-body.ts).
  * The request head has its own bound either way (the server's headers timeout).
  *
- * The deadline counts from the request's start but is set just before the body is read (after
- * authentication and the rate limit): most bodies are in by then (a small one comes in the same
- * packets as the head), and those cost no timer. A request refused before that point has its
- * answer sent, and the deadline never applied to an answered request. The start is the one
- * Fastify keeps for each reply when it logs (the server always has a logger, if silent); an app
- * without one (some tests) counts from the moment the deadline is set.
+ * The deadline counts from the request's start, whatever hooks ran before this one: the start is
+ * the one Fastify keeps for each reply when it logs (the server always has a logger, if silent);
+ * an app without one (some tests) counts from the moment the deadline is set.
  */
 import type { FastifyInstance } from 'fastify';
 import { handleClientError } from './errors.ts';
@@ -25,10 +22,10 @@ declare module 'fastify' {
 
 /** Answers 408 and closes the socket of a request whose body is not in after `timeoutMs`. */
 export function addBodyDeadline(app: FastifyInstance, timeoutMs: number): void {
-  app.addHook('preParsing', (request, reply, payload, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
     if (raw.complete || request.routeOptions.config.streamedBody === true) {
-      done(null, payload);
+      done();
       return;
     }
     const timer = setTimeout(
@@ -45,6 +42,6 @@ export function addBodyDeadline(app: FastifyInstance, timeoutMs: number): void {
     );
     timer.unref();
     reply.raw.once('close', () => clearTimeout(timer));
-    done(null, payload);
+    done();
   });
 }

@@ -35,10 +35,10 @@ test('a slow answer to a request whose body arrived is not cut off by the body d
   }
 });
 
-test('the deadline counts from the request start, though it is set after the hooks before the body', async () => {
+test('the deadline counts from the request start, whatever hooks ran before it', async () => {
   // With a logger, as the server runs: Fastify then keeps each reply's start time.
   const app = Fastify({ logger: { level: 'silent' } });
-  // A slow onRequest hook (authentication under load) before the body is read.
+  // A slow onRequest hook (authentication under load) before the deadline's own.
   app.addHook('onRequest', async () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
   });
