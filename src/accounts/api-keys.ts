@@ -2,7 +2,7 @@
  * API keys: `mv_live_` + 32 random bytes in base64url (43 characters). Only a SHA-256 hash and a short
  * display prefix are stored; the key itself is shown once.
  */
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Every key starts with this, so leaked keys are recognisable (and scannable). */
 export const API_KEY_PREFIX = 'mv_live_';
@@ -26,11 +26,18 @@ export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-/** Compares two hex hashes in constant time. */
+const HEX = /^[0-9a-f]+$/i;
+
+/**
+ * Compares two hex hashes in constant time: every character is looked at, whatever differs. On
+ * the strings themselves: decoding both to buffers for `timingSafeEqual` was most of the cost of
+ * authenticating a request whose key was already known.
+ */
 export function hashesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
+  if (a.length !== b.length || a.length === 0 || !HEX.test(a)) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }
 
 /** A cheap shape check before any lookup: prefix, length and alphabet. */

@@ -25,20 +25,68 @@ export function createLogger(settings: LoggerSettings | false = { level: 'info' 
   return pino(options, settings.stream ?? standardOutput());
 }
 
-let stdout: ReturnType<typeof pino.destination> | undefined;
+let stdout: LineBatch | undefined;
 
 /** Standard output, batched; one per process, whatever the number of loggers writing to it. */
 function standardOutput(): DestinationStream {
   if (stdout !== undefined) return stdout;
-  const destination = pino.destination({ dest: 1, minLength: LOG_BATCH_BYTES, sync: true });
-  setInterval(() => destination.flush(), LOG_BATCH_MS).unref();
+  // sonic-boom writes (synchronously, retrying while a pipe is full); the batching is ours.
+  const batch = new LineBatch(pino.destination({ dest: 1, minLength: 0, sync: true }), LOG_BATCH_BYTES);
+  setInterval(() => batch.flush(), LOG_BATCH_MS).unref();
   process.on('exit', () => {
     try {
-      destination.flushSync();
+      batch.flushSync();
     } catch {
       // Standard output is gone (a closed pipe): nothing left to write to.
     }
   });
-  stdout = destination;
-  return destination;
+  stdout = batch;
+  return batch;
+}
+
+/** What a batch is written to: sonic-boom's destination. */
+interface LineSink {
+  write(data: string): boolean;
+  flushSync(): void;
+}
+
+/**
+ * Lines kept until about `batchLength` characters are pending, then written as one string. Not
+ * sonic-boom's own `minLength`: it measures the byte length of its whole pending buffer at every
+ * write, which for a batch of short lines cost more than everything else about writing them.
+ * Characters, not bytes, decide when: a batch of non-ASCII lines is a little larger, no matter.
+ */
+export class LineBatch implements DestinationStream {
+  readonly #sink: LineSink;
+  readonly #batchLength: number;
+  #lines: string[] = [];
+  #length = 0;
+
+  constructor(sink: LineSink, batchLength: number) {
+    this.#sink = sink;
+    this.#batchLength = batchLength;
+  }
+
+  write(line: string): void {
+    this.#lines.push(line);
+    this.#length += line.length;
+    if (this.#length >= this.#batchLength) this.flush();
+  }
+
+  /** Writes what is pending (pino's `logger.flush(cb)` passes a callback). */
+  flush(done?: (error?: Error) => void): void {
+    if (this.#lines.length > 0) {
+      const batch = this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join('');
+      this.#lines = [];
+      this.#length = 0;
+      this.#sink.write(batch);
+    }
+    done?.();
+  }
+
+  /** Writes what is pending and waits until the destination has taken it all. */
+  flushSync(): void {
+    this.flush();
+    this.#sink.flushSync();
+  }
 }

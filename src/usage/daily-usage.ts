@@ -24,7 +24,11 @@ export function dayOf(at: Date): string {
 
 export class DailyUsageRecorder {
   readonly #store: Pick<UsageStore, 'addDailyUsage'>;
-  #pending = new Map<string, DailyUsage>();
+  /**
+   * What was counted since the last flush, by key id: a few entries each (a day's statuses), looked
+   * through in turn. A name joining owner, day and metric for each count cost more than the count.
+   */
+  #pending = new Map<string, DailyUsage[]>();
 
   constructor(store: Pick<UsageStore, 'addDailyUsage'>) {
     this.#store = store;
@@ -34,17 +38,24 @@ export class DailyUsageRecorder {
   record(owner: UsageOwner, metric: DailyMetric, count: number, at: Date): void {
     if (count <= 0) return;
     const day = dayOf(at);
-    const id = `${owner.accountId}\u0000${owner.keyId}\u0000${day}\u0000${metric}`;
-    const entry = this.#pending.get(id);
-    if (entry === undefined) {
-      this.#pending.set(id, { accountId: owner.accountId, keyId: owner.keyId, day, metric, count });
-    } else entry.count += count;
+    let mine = this.#pending.get(owner.keyId);
+    if (mine === undefined) {
+      mine = [];
+      this.#pending.set(owner.keyId, mine);
+    }
+    for (const entry of mine) {
+      if (entry.metric === metric && entry.day === day && entry.accountId === owner.accountId) {
+        entry.count += count;
+        return;
+      }
+    }
+    mine.push({ accountId: owner.accountId, keyId: owner.keyId, day, metric, count });
   }
 
   /** Adds what was counted since the last flush to the store; on failure it is kept for the next. */
   async flush(): Promise<void> {
     if (this.#pending.size === 0) return;
-    const entries = [...this.#pending.values()];
+    const entries = [...this.#pending.values()].flat();
     this.#pending = new Map();
     try {
       await this.#store.addDailyUsage(entries);

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { LOG_BATCH_MS } from '../../src/container/logger.ts';
+import { LineBatch, LOG_BATCH_MS } from '../../src/container/logger.ts';
 
 const SCRIPT = fileURLToPath(new URL('./log-lines.ts', import.meta.url));
 
@@ -56,4 +56,37 @@ test('a running process writes its lines within the batch delay, unprompted', as
   } finally {
     child.kill('SIGKILL');
   }
+});
+
+test('LineBatch: lines wait until the batch is full, then go out as one write, in order', () => {
+  const writes: string[] = [];
+  let synced = 0;
+  const batch = new LineBatch(
+    {
+      write: (data) => writes.push(data) > 0,
+      flushSync: () => {
+        synced += 1;
+      },
+    },
+    20,
+  );
+  batch.write('{"a":1}\n');
+  batch.write('{"b":2}\n');
+  assert.deepEqual(writes, [], '16 characters: below the batch');
+  batch.write('{"c":3}\n');
+  assert.deepEqual(writes, ['{"a":1}\n{"b":2}\n{"c":3}\n'], 'full: one write');
+  batch.write(`{"long":"${'x'.repeat(40)}"}\n`);
+  assert.equal(writes.length, 2, 'a line longer than a batch goes out at once');
+  batch.write('{"d":4}\n');
+  let told = false;
+  batch.flush(() => {
+    told = true;
+  });
+  assert.equal(writes[2], '{"d":4}\n');
+  assert.equal(told, true, "pino's flush callback is called");
+  batch.flush();
+  assert.equal(writes.length, 3, 'nothing pending: no empty write');
+  batch.write('{"e":5}\n');
+  batch.flushSync();
+  assert.deepEqual([writes[3], synced], ['{"e":5}\n', 1]);
 });

@@ -11,6 +11,8 @@ import { badRequest } from '../errors.ts';
 export const jsonBodyPlugin = fp(async (app) => {
   app.addHook('preValidation', async (request) => {
     const body: unknown = request.body;
+    // Every well-formed request: a parsed JSON object (a string body is Fastify's text/plain).
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) return;
     // Fastify reads text/plain as a string: a JSON body sent with the wrong type is told so.
     const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (typeof body === 'string' && type !== '' && type !== 'application/json') {

@@ -26,11 +26,17 @@ interface Group {
 
 type Settle = () => void;
 
+/** The groups of one write: in the order of their first ask, and found by key id. */
+interface OpenWrite {
+  groups: Group[];
+  byKey: Map<string, Group[]>;
+}
+
 export class CoalescedCharges {
   readonly #writes: WriteBatcher;
   readonly #charges: SqliteCharges;
   /** The groups of the write not yet run; null once it ran (a later ask starts another). */
-  #open: Map<string, Group> | null = null;
+  #open: OpenWrite | null = null;
 
   constructor(writes: WriteBatcher, charges: SqliteCharges) {
     this.#writes = writes;
@@ -45,32 +51,25 @@ export class CoalescedCharges {
   ): Promise<{ granted: number; used: Used }> {
     return new Promise((resolve, reject) => {
       if (this.#open === null) this.#startWrite();
-      const name = `${owner.accountId}\u0000${owner.keyId}\u0000${month}\u0000${ceiling.account}\u0000${ceiling.key}`;
-      const groups = this.#open!;
-      let group = groups.get(name);
-      if (group === undefined) {
-        group = { owner, month, ceiling, asks: [] };
-        groups.set(name, group);
-      }
-      group.asks.push({ requested, resolve, reject });
+      groupOf(this.#open!, owner, month, ceiling).asks.push({ requested, resolve, reject });
     });
   }
 
   #startWrite(): void {
-    const groups = new Map<string, Group>();
-    this.#open = groups;
+    const open: OpenWrite = { groups: [], byKey: new Map() };
+    this.#open = open;
     this.#writes
       .run(() => {
         // From here on, asks go to the next write.
         this.#open = null;
-        return [...groups.values()].flatMap((group) => this.#charge(group));
+        return open.groups.flatMap((group) => this.#charge(group));
       })
       .then(
         (settles) => {
           for (const settle of settles) settle();
         },
         (error: unknown) => {
-          for (const group of groups.values()) for (const ask of group.asks) ask.reject(error);
+          for (const group of open.groups) for (const ask of group.asks) ask.reject(error);
         },
       );
   }
@@ -97,4 +96,30 @@ export class CoalescedCharges {
       return () => ask.resolve({ granted, used });
     });
   }
+}
+
+/**
+ * The group of this key, account, month and ceiling, made when it is the first. Found by the key's
+ * id (the same string every request, its hash kept), then field by field: a name joining the five
+ * for each ask cost more than the rest of the grouping.
+ */
+function groupOf(open: OpenWrite, owner: UsageOwner, month: UsageMonth, ceiling: Ceiling): Group {
+  let mine = open.byKey.get(owner.keyId);
+  if (mine === undefined) {
+    mine = [];
+    open.byKey.set(owner.keyId, mine);
+  }
+  for (const group of mine) {
+    if (
+      group.owner.accountId === owner.accountId &&
+      group.month === month &&
+      group.ceiling.account === ceiling.account &&
+      group.ceiling.key === ceiling.key
+    )
+      return group;
+  }
+  const group: Group = { owner, month, ceiling, asks: [] };
+  mine.push(group);
+  open.groups.push(group);
+  return group;
 }

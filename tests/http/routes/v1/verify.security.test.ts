@@ -111,6 +111,10 @@ describe('keys', () => {
     assert.equal(hashesEqual(a, a.slice(0, 62)), false);
     assert.equal(hashesEqual('', ''), false);
     assert.equal(hashesEqual(a, 'zz'.repeat(32)), false);
+    assert.equal(hashesEqual('zz'.repeat(32), 'zz'.repeat(32)), false, 'two equal strings that are not hex');
+    const flip = (c: string) => (c === '0' ? '1' : '0');
+    assert.equal(hashesEqual(a, `${flip(a[0]!)}${a.slice(1)}`), false, 'first digit differs');
+    assert.equal(hashesEqual(a, `${a.slice(0, 63)}${flip(a[63]!)}`), false, 'last digit differs');
   });
 });
 
