@@ -99,7 +99,7 @@ export interface ListFigures {
   dataDirMb: number;
   /** What the SMTP hosts saw. */
   smtp: { connections: number; mailCommands: number; rcptCommands: number };
-  /** Targets: ≥ 2,000 rows/s and ≤ 300 MB peak RSS. */
+  /** Targets: ≥ 4,000 rows/s (twice the first floor of 2,000) and ≤ 300 MB peak RSS. */
   meetsThroughput: boolean;
   meetsMemory: boolean;
   loadAverage: { before: number; after: number };
@@ -246,7 +246,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
         mailCommands: sum((h) => h.stats.mailCommands),
         rcptCommands: sum((h) => h.stats.rcptCommands),
       },
-      meetsThroughput: rowsPerSec >= 2000,
+      meetsThroughput: rowsPerSec >= 4000,
       meetsMemory: processed.peakKb / 1024 <= 300 && downloaded.peakKb / 1024 <= 300,
       loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
     };
@@ -271,7 +271,7 @@ export function printListFigures(f: ListFigures): void {
     `  POST → completed              ${s(f.totalMs)} (server's started_at → finished_at ${s(f.serverRunMs)})`,
   );
   console.log(
-    `  rows/s                        ${fmt(f.rowsPerSec)} (target ≥ 2,000): ${f.meetsThroughput ? 'met' : 'NOT met'}`,
+    `  rows/s                        ${fmt(f.rowsPerSec)} (target ≥ 4,000): ${f.meetsThroughput ? 'met' : 'NOT met'}`,
   );
   console.log(`  unique addresses/s            ${fmt(f.uniquePerSec)}`);
   console.log(`  rows/s after the 202          ${fmt(f.processingRowsPerSec)} (processing alone)`);
