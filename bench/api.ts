@@ -9,7 +9,8 @@
  * generator would starve the server. The API servers log as shipped (one line per request, to
  * /dev/null), unless BENCH_API_LOGGING=off; the bare route logs nothing.
  *
- * BENCH_API_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the cached API server there.
+ * BENCH_API_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the cached API server there;
+ * BENCH_API_SQL=<file> times its SQL statements (bench/sql-timings.mjs) and prints the longest.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import type { ServerReady, ServerRole } from './api-servers.ts';
+import { readSqlTimings, sqlTimingLines } from './sql-timings-summary.ts';
 
 export interface ApiBenchOptions {
   /** Concurrent connections (default 50). */
@@ -30,6 +32,8 @@ export interface ApiBenchOptions {
   addresses?: number;
   /** Directory for a CPU profile of the cached API server; none when absent. */
   profileDir?: string;
+  /** File for the cached API server's SQL statement timings (bench/sql-timings.mjs); none when absent. */
+  sqlTimingsFile?: string;
 }
 
 /** One target's figures in one round. */
@@ -67,9 +71,12 @@ export interface ApiFigures {
   logging: boolean;
   /** The machine's 1-minute load average before and after: other work skews every figure. */
   loadAverage: { before: number; after: number };
+  /** The cached server's SQL statement timings, when asked for. */
+  sqlTimingsFile?: string;
 }
 
 const SERVERS = fileURLToPath(new URL('./api-servers.ts', import.meta.url));
+const SQL_TIMINGS = pathToFileURL(fileURLToPath(new URL('./sql-timings.mjs', import.meta.url))).href;
 const WARM_UP_SEC = 2;
 
 export interface Child {
@@ -77,14 +84,22 @@ export interface Child {
   ready: ServerReady;
 }
 
-/** Forks a server child: of this checkout, or of another one's `bench/api-servers.ts` (A/B runs). */
+/**
+ * Forks a server child: of this checkout, or of another one's `bench/api-servers.ts` (A/B runs).
+ * BENCH_SQL_TIMINGS=<file> in `env` times its SQL statements into that file.
+ */
 export function startChild(
   role: ServerRole,
   env: Record<string, string> = {},
   profileDir?: string,
   servers = SERVERS,
 ): Promise<Child> {
-  const execArgv = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const execArgv = [
+    '--import',
+    'tsx',
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ...(env.BENCH_SQL_TIMINGS ? ['--import', SQL_TIMINGS] : []),
+  ];
   const child = fork(servers, [], {
     execArgv,
     cwd: dirname(dirname(servers)),
@@ -196,7 +211,8 @@ export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigure
   const loadBefore = loadavg()[0] ?? 0;
   const children: Child[] = [];
   try {
-    const api = await startChild('api', {}, options.profileDir);
+    const sqlEnv = options.sqlTimingsFile ? { BENCH_SQL_TIMINGS: options.sqlTimingsFile } : {};
+    const api = await startChild('api', sqlEnv, options.profileDir);
     children.push(api);
     const uncached = await startChild('api-uncached');
     children.push(uncached);
@@ -265,6 +281,7 @@ export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigure
         best['api-uncached'].requestsPerSec / best.bare.requestsPerSec >= 0.55,
       logging: process.env.BENCH_API_LOGGING !== 'off',
       loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
+      ...(options.sqlTimingsFile && { sqlTimingsFile: options.sqlTimingsFile }),
     };
   } finally {
     await Promise.all(children.map(stopChild));
@@ -305,8 +322,14 @@ export function printApiFigures(figures: ApiFigures): void {
       `    round ${target.padEnd(13)} ${fmt(f.requestsPerSec).padStart(8)} req/s  p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms  failures ${f.failures}${cpu(f)}`,
     );
   }
+  if (figures.sqlTimingsFile !== undefined) {
+    console.log(`  SQL statements of the cached server, warm-up included (${figures.sqlTimingsFile}):`);
+    for (const line of sqlTimingLines(readSqlTimings(figures.sqlTimingsFile))) console.log(`    ${line}`);
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  printApiFigures(await benchApi({ profileDir: process.env.BENCH_API_PROFILE }));
+  printApiFigures(
+    await benchApi({ profileDir: process.env.BENCH_API_PROFILE, sqlTimingsFile: process.env.BENCH_API_SQL }),
+  );
 }

@@ -12,6 +12,7 @@
  * rejected) and 30 repeats of those (3% duplicates), shuffled so the domains interleave.
  *
  * BENCH_LISTS_PROFILE=<dir> writes a CPU profile (`--cpu-prof`) of the server process there;
+ * BENCH_LISTS_SQL=<file> times its SQL statements (bench/sql-timings.mjs) and prints the longest;
  * BENCH_LISTS_NODE_FLAGS adds Node or V8 flags to the server's command line (memory experiments).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -32,6 +33,7 @@ import { type MailWorld, startMailWorld } from '../tests/mailworld/mail-world.ts
 import { type SmtpHost, startSmtpHost } from '../tests/mailworld/smtp-server.ts';
 import { baseEnvironment, createKey } from '../tests/scale-out/processes.ts';
 import { mulberry32 } from './random.ts';
+import { readSqlTimings, sqlTimingLines } from './sql-timings-summary.ts';
 
 export interface ListBenchOptions {
   /** Domains in the list (default 100). */
@@ -411,11 +413,24 @@ export async function spawnServer(
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   // Node or V8 flags to try on the server alone (BENCH_LISTS_NODE_FLAGS="--optimize-for-size").
   const flags = (process.env.BENCH_LISTS_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
-  const child: ChildProcess = spawn(process.execPath, [...profile, ...flags, 'bin/mailvet', 'serve'], {
-    cwd: root,
-    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // BENCH_LISTS_SQL=<file>: the server's SQL statement timings (bench/sql-timings.mjs).
+  const sqlFile = process.env.BENCH_LISTS_SQL;
+  const timings = sqlFile ? ['--import', pathToFileURL(SQL_TIMINGS).href] : [];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...profile, ...timings, ...flags, 'bin/mailvet', 'serve'],
+    {
+      cwd: root,
+      env: {
+        ...inherited,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ...env,
+        ...(sqlFile && { BENCH_SQL_TIMINGS: sqlFile }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk) => {
     stderr += chunk;
@@ -528,6 +543,17 @@ async function checkResults(response: Response, rows: BenchList['rows']): Promis
   return count;
 }
 
+const SQL_TIMINGS = fileURLToPath(new URL('./sql-timings.mjs', import.meta.url));
+
+/** With BENCH_LISTS_SQL=<file>: the statements that held the last server longest. */
+export function printListSqlTimings(): void {
+  const file = process.env.BENCH_LISTS_SQL;
+  if (!file) return;
+  console.log(`  SQL statements on the server's event loop, upload to download (${file}):`);
+  for (const line of sqlTimingLines(readSqlTimings(file))) console.log(`    ${line}`);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   printListFigures(await benchLists({ profileDir: process.env.BENCH_LISTS_PROFILE }));
+  printListSqlTimings();
 }

@@ -12,7 +12,7 @@ import { benchCatchAllE2e, printCatchAllE2eFigures } from './catch-all-e2e.ts';
 import { benchDashboard, printDashboardFigures } from './dashboard.ts';
 import { benchDns } from './dns.ts';
 import { benchHubSpot, printHubSpotFigures } from './hubspot.ts';
-import { benchLists, printListFigures } from './lists.ts';
+import { benchLists, printListFigures, printListSqlTimings } from './lists.ts';
 import { benchMailchimp, printMailchimpFigures } from './mailchimp.ts';
 import { benchOffline } from './offline.ts';
 import { benchSmtp, printSmtpFigures } from './smtp.ts';
@@ -75,12 +75,14 @@ let sqliteLists: Awaited<ReturnType<typeof benchLists>> | undefined;
 if (runs('lists')) {
   sqliteLists = await benchLists({ profileDir: process.env.BENCH_LISTS_PROFILE });
   printListFigures(sqliteLists);
+  printListSqlTimings();
 }
 // The same list on PostgreSQL (DATABASE_URL, or the local server): target within 1.5× of SQLite.
 if (runs('lists-postgres')) {
   const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const onPostgres = await benchLists({ databaseUrl, profileDir: process.env.BENCH_LISTS_PROFILE });
   printListFigures(onPostgres);
+  printListSqlTimings();
   if (sqliteLists !== undefined) {
     const slower = sqliteLists.rowsPerSec / onPostgres.rowsPerSec;
     console.log(
@@ -98,7 +100,13 @@ if (runs('dashboard')) printDashboardFigures(await benchDashboard());
 
 // Last: about a minute of load (servers in child processes, autocannon here).
 if (runs('api')) {
-  printApiFigures(await benchApi({ durationSec: Number(process.env.BENCH_API_SECONDS ?? 10) }));
+  printApiFigures(
+    await benchApi({
+      durationSec: Number(process.env.BENCH_API_SECONDS ?? 10),
+      profileDir: process.env.BENCH_API_PROFILE,
+      sqlTimingsFile: process.env.BENCH_API_SQL,
+    }),
+  );
 }
 
 // Some 40 process starts, from the build and from the sources (half a minute).
