@@ -211,7 +211,9 @@ export async function benchApi(options: ApiBenchOptions = {}): Promise<ApiFigure
   const loadBefore = loadavg()[0] ?? 0;
   const children: Child[] = [];
   try {
-    const sqlEnv = options.sqlTimingsFile ? { BENCH_SQL_TIMINGS: options.sqlTimingsFile } : {};
+    const sqlEnv: Record<string, string> = options.sqlTimingsFile
+      ? { BENCH_SQL_TIMINGS: options.sqlTimingsFile }
+      : {};
     const api = await startChild('api', sqlEnv, options.profileDir);
     children.push(api);
     const uncached = await startChild('api-uncached');

@@ -2,19 +2,19 @@
  * The one logger of a process: the API's requests, the worker's jobs and every start-up warning
  * (Redis not answering yet, an operator list line) go to the same pino instance, redacted alike.
  *
- * Lines to standard output are gathered and written a batch at a time: up to LOG_BATCH_BYTES, and
- * never more than LOG_BATCH_MS late. One write per line (one system call each, and every request
- * has a line) was a twentieth of a cached verification's CPU. The batch is written when the
- * process exits, after an uncaught error too; only a process killed outright (SIGKILL, out of
- * memory) loses the lines of its last LOG_BATCH_MS.
+ * Lines to standard output are gathered and written a batch at a time: once LOG_BATCH_LENGTH
+ * characters wait, and never more than LOG_BATCH_MS late. One write per line (one system call
+ * each, and every request has a line) was a twentieth of a cached verification's CPU. The batch is
+ * written when the process exits, after an uncaught error too; only a process killed outright
+ * (SIGKILL, out of memory) loses the lines of its last LOG_BATCH_MS.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type LoggerSettings, pinoOptions } from '../http/logger.ts';
 
 export type { Logger };
 
-/** Bytes gathered before a write. */
-export const LOG_BATCH_BYTES = 4096;
+/** Characters gathered before a write (about as many bytes: log lines are mostly ASCII). */
+export const LOG_BATCH_LENGTH = 4096;
 /** The most a line waits, ms. */
 export const LOG_BATCH_MS = 250;
 
@@ -31,7 +31,7 @@ let stdout: LineBatch | undefined;
 function standardOutput(): DestinationStream {
   if (stdout !== undefined) return stdout;
   // sonic-boom writes (synchronously, retrying while a pipe is full); the batching is ours.
-  const batch = new LineBatch(pino.destination({ dest: 1, minLength: 0, sync: true }), LOG_BATCH_BYTES);
+  const batch = new LineBatch(pino.destination({ dest: 1, minLength: 0, sync: true }), LOG_BATCH_LENGTH);
   setInterval(() => batch.flush(), LOG_BATCH_MS).unref();
   process.on('exit', () => {
     try {
