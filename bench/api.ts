@@ -134,7 +134,7 @@ export function verifyBodies(count: number): string[] {
  * Asks the API for every address once, a few at a time, before any round is measured. A timed
  * warm-up alone does not do it: autocannon's connections each go through the bodies in the same
  * order, all 50 asking for one address at once, so 1,000 addresses take 50,000 requests to pass
- * (five seconds here), and every request until then runs the whole pipeline.
+ * (about four seconds here), and every request until then runs the whole pipeline.
  */
 export async function answerEveryAddress(
   port: number,

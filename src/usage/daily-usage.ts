@@ -26,7 +26,7 @@ export class DailyUsageRecorder {
   readonly #store: Pick<UsageStore, 'addDailyUsage'>;
   /**
    * What was counted since the last flush, by key id: a few entries each (a day's statuses), looked
-   * through in turn. A name joining owner, day and metric for each count cost more than the count.
+   * through in turn, instead of a name joining owner, day and metric made for each count.
    */
   #pending = new Map<string, DailyUsage[]>();
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,9 +73,20 @@ test('better-sqlite3: every statement counted under its SQL, transactions includ
 });
 
 test('without BENCH_SQL_TIMINGS nothing is timed or written', () => {
-  const file = join(dir, 'never.json');
-  run(SQLITE_SCRIPT, { BENCH_SQL_TIMINGS: '' });
-  assert.equal(existsSync(file), false);
+  // The script fails (and so does run) when the preload wrapped a statement method or a query.
+  const untouched = `
+import Database from 'better-sqlite3';
+import pg from 'pg';
+const statement = Object.getPrototypeOf(new Database(':memory:').prepare('select 1'));
+for (const name of ['run', 'get', 'all', 'iterate']) {
+  if (statement[name].name !== name) throw new Error(name + ' is wrapped: ' + statement[name].name);
+}
+if (Database.prototype.exec.name === 'timed') throw new Error('exec is wrapped');
+if (pg.Client.prototype.query.name !== 'query') throw new Error('query is wrapped');
+`;
+  const before = readdirSync(dir).sort();
+  run(untouched, { BENCH_SQL_TIMINGS: '' });
+  assert.deepEqual(readdirSync(dir).sort(), before, 'no file written');
 });
 
 test('node-postgres: a query is timed from its call to its answer', { skip: postgres.skipReason }, () => {

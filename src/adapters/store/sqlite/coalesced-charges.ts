@@ -100,8 +100,8 @@ export class CoalescedCharges {
 
 /**
  * The group of this key, account, month and ceiling, made when it is the first. Found by the key's
- * id (the same string every request, its hash kept), then field by field: a name joining the five
- * for each ask cost more than the rest of the grouping.
+ * id (the same string every request, its hash kept), then field by field, instead of a name
+ * joining the five made and hashed for each ask.
  */
 function groupOf(open: OpenWrite, owner: UsageOwner, month: UsageMonth, ceiling: Ceiling): Group {
   let mine = open.byKey.get(owner.keyId);
