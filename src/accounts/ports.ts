@@ -86,6 +86,11 @@ export interface AccountStore {
    * authentication does it on every request. Null when none.
    */
   findApiKeyByHash(keyHash: string): Promise<KeyWithAccount | null>;
+  /**
+   * What {@link findApiKeyByHash} would answer, when this store can tell at once without a lookup
+   * (a key it keeps in memory, with nothing changed since); undefined: ask findApiKeyByHash.
+   */
+  knownApiKeyByHash?(keyHash: string): KeyWithAccount | undefined;
   /** Keys a client sends (`kind` api), oldest first; of one account when given. */
   listApiKeys(accountId?: string): Promise<ApiKeyRecord[]>;
   /** The key after the change; null when there is no such key in that account. */

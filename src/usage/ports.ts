@@ -91,6 +91,8 @@ export interface RateDecision {
  */
 export interface RateLimiter {
   take(bucket: string, ratePerSecond: number, burst?: number): Promise<RateDecision>;
+  /** The same, answered at once, by a limiter that keeps its buckets in this process. */
+  takeNow?(bucket: string, ratePerSecond: number, burst?: number): RateDecision;
 }
 
 /** Results cached per normalized address for MAILVET_RESULT_TTL seconds. */

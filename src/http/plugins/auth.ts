@@ -13,12 +13,13 @@
  */
 
 import type {} from '@fastify/cookie';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { awaitsConfirmation } from '../../accounts/account-mail.ts';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../accounts/api-keys.ts';
 import type { KeyUseRecorder } from '../../accounts/key-use.ts';
 import type { Plan } from '../../accounts/plans.ts';
+import type { KeyWithAccount } from '../../accounts/ports.ts';
 import type { ResumedSession, SessionManager } from '../../accounts/sessions.ts';
 import type { Store } from '../../store.ts';
 import { meterFor } from '../../usage/meter.ts';
@@ -40,7 +41,7 @@ declare module 'fastify' {
 }
 
 export interface AuthDeps {
-  store: Pick<Store, 'findApiKeyByHash' | 'findAccount' | 'dashboardKey'>;
+  store: Pick<Store, 'findApiKeyByHash' | 'knownApiKeyByHash' | 'findAccount' | 'dashboardKey'>;
   plans: Readonly<Record<string, Plan>>;
   /** Records keys' last use. */
   keyUse?: Pick<KeyUseRecorder, 'used'>;
@@ -73,35 +74,84 @@ export function bearerToken(header: string | undefined): string | undefined {
 export const authPlugin = fp<AuthDeps>(async (app, deps) => {
   app.decorateRequest('caller', null);
   app.decorateRequest('session', null);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: a key this process already knows is answered in the same
+  // turn, without the promises and turns an async hook and lookup cost every request.
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.headers.authorization !== undefined || deps.sessions === undefined) {
-      request.caller = await keyCaller(deps, request.headers.authorization);
+      let known: Caller | undefined;
+      try {
+        known = knownKeyCaller(deps, request.headers.authorization);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (known !== undefined) {
+        request.caller = known;
+        done();
+        return;
+      }
+      keyCaller(deps, request.headers.authorization).then((caller) => {
+        request.caller = caller;
+        done();
+      }, done);
       return;
     }
-    const token = request.cookies?.[SESSION_COOKIE];
-    if (token === undefined) throw unauthorized(false);
-    const resumed = await deps.sessions.manager.resume(token);
-    if (resumed === null) {
-      clearSessionCookie(reply, deps.sessions.secureCookie);
-      throw notSignedIn('The session has ended: sign in again');
-    }
-    if (!SAFE_METHODS.has(request.method)) {
-      checkSameOrigin(request, deps.sessions, resumed);
-      checkConfirmed(request, deps.sessions, resumed);
-    }
-    if (resumed.extended) setSessionCookie(reply, token, deps.sessions.secureCookie);
-    request.session = resumed;
-    request.caller = await sessionCaller(deps, resumed);
+    sessionAuth(deps.sessions, deps, request, reply).then(() => done(), done);
   });
 });
 
+async function sessionAuth(
+  sessions: SessionAuth,
+  deps: AuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const token = request.cookies?.[SESSION_COOKIE];
+  if (token === undefined) throw unauthorized(false);
+  const resumed = await sessions.manager.resume(token);
+  if (resumed === null) {
+    clearSessionCookie(reply, sessions.secureCookie);
+    throw notSignedIn('The session has ended: sign in again');
+  }
+  if (!SAFE_METHODS.has(request.method)) {
+    checkSameOrigin(request, sessions, resumed);
+    checkConfirmed(request, sessions, resumed);
+  }
+  if (resumed.extended) setSessionCookie(reply, token, sessions.secureCookie);
+  request.session = resumed;
+  request.caller = await sessionCaller(deps, resumed);
+}
+
+/** Each key's caller, made once while the store hands back the same record (it keeps the keys it knows). */
+const callers = new WeakMap<KeyWithAccount, Caller>();
+
+/**
+ * The caller of a key the store knows without a lookup; undefined when it must be looked up.
+ * Throws as {@link keyCaller} does for a missing, malformed, unknown or revoked key.
+ */
+function knownKeyCaller(deps: AuthDeps, header: string | undefined): Caller | undefined {
+  if (deps.store.knownApiKeyByHash === undefined) return undefined;
+  const keyHash = hashOfPresentedKey(header);
+  const found = deps.store.knownApiKeyByHash(keyHash);
+  return found === undefined ? undefined : callerOfKey(deps, found, keyHash);
+}
+
 async function keyCaller(deps: AuthDeps, header: string | undefined): Promise<Caller> {
+  const keyHash = hashOfPresentedKey(header);
+  return callerOfKey(deps, await deps.store.findApiKeyByHash(keyHash), keyHash);
+}
+
+/** The hash of the bearer key; refuses a missing or malformed one before any lookup. */
+function hashOfPresentedKey(header: string | undefined): string {
   const token = bearerToken(header);
   if (token === undefined) throw unauthorized(false);
   // Malformed keys never reach the store.
   if (!looksLikeApiKey(token)) throw unauthorized(true);
-  const keyHash = hashApiKey(token);
-  const found = await deps.store.findApiKeyByHash(keyHash);
+  return hashApiKey(token);
+}
+
+/** The caller of a found key, once its hash is confirmed in constant time; refuses a revoked one. */
+function callerOfKey(deps: AuthDeps, found: KeyWithAccount | null, keyHash: string): Caller {
   if (
     found === null ||
     found.key.kind !== 'api' ||
@@ -111,7 +161,12 @@ async function keyCaller(deps: AuthDeps, header: string | undefined): Promise<Ca
     throw unauthorized(true);
   }
   deps.keyUse?.used(found.key.id, new Date());
-  return meterFor(deps.plans, found.account, found.key);
+  let caller = callers.get(found);
+  if (caller === undefined) {
+    caller = meterFor(deps.plans, found.account, found.key);
+    callers.set(found, caller);
+  }
+  return caller;
 }
 
 async function sessionCaller(deps: AuthDeps, resumed: ResumedSession): Promise<Caller> {

@@ -6,10 +6,11 @@
  * (4xx, 429 rate_limited, 5xx) get the quota as it stands.
  */
 
+import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RateDecision, RateLimiter } from '../../usage/ports.ts';
 import type { Caller, VerificationService } from '../../usage/verification-service.ts';
-import { rateLimited } from '../errors.ts';
+import { type ApiError, rateLimited } from '../errors.ts';
 import { quotaHeaders, rateLimitHeaders } from '../quota-headers.ts';
 
 export interface RateLimitDeps {
@@ -19,24 +20,46 @@ export interface RateLimitDeps {
 
 /** Adds the rate-limit hook (onRequest, after auth) and the quota-header hook (onSend). */
 export const rateLimitPlugin = fp<RateLimitDeps>(async (app, { rateLimiter, service }) => {
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.caller === null) return;
-    const decision = await takeToken(rateLimiter, request.caller);
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) throw rateLimited(decision);
+  // Callback hooks: with buckets in this process the token is taken in the same turn, and a
+  // response that already carries its quota passes on at once, with no promise made for either.
+  app.addHook('onRequest', (request, reply, done) => {
+    const caller = request.caller;
+    if (caller === null) {
+      done();
+      return;
+    }
+    const now = takeTokenNow(rateLimiter, caller);
+    if (now !== undefined) {
+      done(applyDecision(reply, now));
+      return;
+    }
+    takeToken(rateLimiter, caller).then((decision) => done(applyDecision(reply, decision)), done);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.caller === null || reply.hasHeader('x-quota-limit')) return payload;
-    try {
-      reply.headers(quotaHeaders(await service.quotaState(request.caller)));
-    } catch (error) {
-      // The answer matters more than its headers: send it without them.
-      request.log.warn({ err: error }, 'quota headers unavailable');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.caller === null || reply.hasHeader('x-quota-limit')) {
+      done(null, payload);
+      return;
     }
-    return payload;
+    service.quotaState(request.caller).then(
+      (quota) => {
+        reply.headers(quotaHeaders(quota));
+        done(null, payload);
+      },
+      (error: unknown) => {
+        // The answer matters more than its headers: send it without them.
+        request.log.warn({ err: error }, 'quota headers unavailable');
+        done(null, payload);
+      },
+    );
   });
 });
+
+/** Sets the rate-limit headers; the refusal when the bucket was empty. */
+function applyDecision(reply: FastifyReply, decision: RateDecision): ApiError | undefined {
+  reply.headers(rateLimitHeaders(decision));
+  return decision.allowed ? undefined : rateLimited(decision);
+}
 
 /**
  * One token from the key's bucket (when it has a lower rate of its own), then from the account's;
@@ -45,10 +68,36 @@ export const rateLimitPlugin = fp<RateLimitDeps>(async (app, { rateLimiter, serv
 async function takeToken(rateLimiter: RateLimiter, caller: Caller): Promise<RateDecision> {
   const accountRate = caller.limits.ratePerSecond;
   const keyRate = caller.caps.rateLimit;
-  if (keyRate === null || keyRate >= accountRate)
-    return rateLimiter.take(`account:${caller.accountId}`, accountRate);
+  if (keyRate === null || keyRate >= accountRate) return rateLimiter.take(accountBucket(caller), accountRate);
   const onKey = await rateLimiter.take(`key:${caller.keyId}`, keyRate);
   if (!onKey.allowed) return onKey;
-  const onAccount = await rateLimiter.take(`account:${caller.accountId}`, accountRate);
+  const onAccount = await rateLimiter.take(accountBucket(caller), accountRate);
+  return tighter(onKey, onAccount);
+}
+
+/** {@link takeToken} at once, from a limiter that can; undefined when it cannot. */
+function takeTokenNow(rateLimiter: RateLimiter, caller: Caller): RateDecision | undefined {
+  if (rateLimiter.takeNow === undefined) return undefined;
+  const accountRate = caller.limits.ratePerSecond;
+  const keyRate = caller.caps.rateLimit;
+  if (keyRate === null || keyRate >= accountRate)
+    return rateLimiter.takeNow(accountBucket(caller), accountRate);
+  const onKey = rateLimiter.takeNow(`key:${caller.keyId}`, keyRate);
+  if (!onKey.allowed) return onKey;
+  return tighter(onKey, rateLimiter.takeNow(accountBucket(caller), accountRate));
+}
+
+function tighter(onKey: RateDecision, onAccount: RateDecision): RateDecision {
   return !onAccount.allowed || onAccount.remaining < onKey.remaining ? onAccount : onKey;
+}
+
+/** The account's bucket name, made once per caller (every request of a key asks for it). */
+const accountBuckets = new WeakMap<Caller, string>();
+function accountBucket(caller: Caller): string {
+  let name = accountBuckets.get(caller);
+  if (name === undefined) {
+    name = `account:${caller.accountId}`;
+    accountBuckets.set(caller, name);
+  }
+  return name;
 }

@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory.ts';
+import type { RateLimiter } from '../../../src/usage/ports.ts';
 import { ManualClock, testApp } from '../../helpers/app.ts';
 import { assertAccountingHeaders, assertError, post, VERIFY } from '../expect.ts';
 
@@ -68,6 +70,42 @@ test('buckets are per key, and the plan gives the rate when the key does not', a
     assert.equal(response.headers['ratelimit-limit'], '20');
     assert.equal(response.headers['ratelimit-remaining'], '39');
     assert.equal(response.headers['x-quota-limit'], '25000');
+  } finally {
+    await t.close();
+  }
+});
+
+test('a limiter that answers only asynchronously (as Redis does) counts and refuses the same', async () => {
+  const clock = new ManualClock();
+  const memory = new MemoryRateLimiter(clock);
+  // No takeNow: the hook takes the promise path a shared limiter takes.
+  const asyncOnly: RateLimiter = { take: (bucket, rate, burst) => memory.take(bucket, rate, burst) };
+  const t = await testApp({ rate: 5, rateLimiter: asyncOnly });
+  try {
+    const remaining: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const response = await post(t.app, VERIFY, BODY, t.auth());
+      assert.equal(response.statusCode, 200, `request ${i + 1}`);
+      remaining.push(assertAccountingHeaders(response).rateRemaining);
+    }
+    assert.deepEqual(remaining, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    const refused = await post(t.app, VERIFY, BODY, t.auth());
+    assertError(refused, 429, 'rate_limited');
+    assert.equal(assertAccountingHeaders(refused).quotaRemaining, 1000 - 10);
+
+    // A key with a lower rate of its own, in an account with tokens to spare: its bucket decides.
+    const other = await testApp({ rate: 100, rateLimiter: asyncOnly });
+    try {
+      const slow = await other.addKey({ accountId: other.keyRecord.accountId, rate: 1 });
+      assert.equal((await post(other.app, VERIFY, BODY, other.auth(slow.key))).statusCode, 200);
+      assert.equal((await post(other.app, VERIFY, BODY, other.auth(slow.key))).statusCode, 200);
+      const third = await post(other.app, VERIFY, BODY, other.auth(slow.key));
+      assertError(third, 429, 'rate_limited');
+      assert.equal(third.headers['ratelimit-limit'], '1', "the key's own, tighter bucket is shown");
+      assert.equal((await post(other.app, VERIFY, BODY, other.auth())).statusCode, 200);
+    } finally {
+      await other.close();
+    }
   } finally {
     await t.close();
   }

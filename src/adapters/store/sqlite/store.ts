@@ -130,6 +130,10 @@ export class SqliteStore extends KyselyStore {
     });
   }
 
+  knownApiKeyByHash(keyHash: string): KeyWithAccount | undefined {
+    return this.#knownKeys.get(keyHash);
+  }
+
   override async findApiKeyByHash(keyHash: string): Promise<KeyWithAccount | null> {
     const known = this.#knownKeys.get(keyHash);
     if (known !== undefined) return known;
