@@ -20,17 +20,32 @@ if (other === undefined) {
 }
 const rounds = Number(process.argv[3] ?? 8);
 const seconds = Number(process.argv[4] ?? 6);
+/**
+ * BENCH_AB_THIS_NODE_FLAGS / BENCH_AB_OTHER_NODE_FLAGS='--max-semi-space-size=32': a server runs
+ * with these Node options (an A/B of flags: give this checkout as the other one, then swap sides).
+ */
+function nodeFlagsOf(flags: string | undefined): string[] | undefined {
+  return flags?.split(' ').filter((flag) => flag !== '');
+}
+
 const trees = [
   {
     name: `this (${fileURLToPath(new URL('..', import.meta.url))})`,
     servers: fileURLToPath(new URL('./api-servers.ts', import.meta.url)),
+    nodeFlags: nodeFlagsOf(process.env.BENCH_AB_THIS_NODE_FLAGS),
   },
-  { name: `other (${resolve(other)})`, servers: resolve(other, 'bench/api-servers.ts') },
+  {
+    name: `other (${resolve(other)})`,
+    servers: resolve(other, 'bench/api-servers.ts'),
+    nodeFlags: nodeFlagsOf(process.env.BENCH_AB_OTHER_NODE_FLAGS),
+  },
 ];
 const bodies = verifyBodies(1000);
 const children: Child[] = [];
 try {
-  for (const tree of trees) children.push(await startChild('api', {}, undefined, tree.servers));
+  for (const tree of trees) {
+    children.push(await startChild('api', {}, undefined, tree.servers, tree.nodeFlags));
+  }
   const run = (i: number, secs: number) => {
     const { port, key } = children[i]!.ready;
     const pid = children[i]!.process.pid;

@@ -86,15 +86,18 @@ export interface Child {
 
 /**
  * Forks a server child: of this checkout, or of another one's `bench/api-servers.ts` (A/B runs).
- * BENCH_SQL_TIMINGS=<file> in `env` times its SQL statements into that file.
+ * BENCH_SQL_TIMINGS=<file> in `env` times its SQL statements into that file. `nodeFlags` are Node
+ * options for the child (an A/B of flags).
  */
 export function startChild(
   role: ServerRole,
   env: Record<string, string> = {},
   profileDir?: string,
   servers = SERVERS,
+  nodeFlags: readonly string[] = [],
 ): Promise<Child> {
   const execArgv = [
+    ...nodeFlags,
     '--import',
     'tsx',
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
