@@ -11,9 +11,14 @@ import type { Ceiling, UsageOwner, Used } from '../../../usage/ports.ts';
 import type { SqliteCharges } from './charges.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 
+interface Charge {
+  granted: number;
+  used: Used;
+}
+
 interface Ask {
   requested: number;
-  resolve: (charge: { granted: number; used: Used }) => void;
+  resolve: (charge: Charge) => void;
   reject: (error: unknown) => void;
 }
 
@@ -22,9 +27,9 @@ interface Group {
   month: UsageMonth;
   ceiling: Ceiling;
   asks: Ask[];
+  /** Set inside the transaction: each ask's charge, in order, or the error of the group's. */
+  outcome?: { charges: Charge[] } | { error: unknown };
 }
-
-type Settle = () => void;
 
 /** The groups of one write: in the order of their first ask, and found by key id. */
 interface OpenWrite {
@@ -43,12 +48,7 @@ export class CoalescedCharges {
     this.#charges = charges;
   }
 
-  verifications(
-    owner: UsageOwner,
-    month: UsageMonth,
-    requested: number,
-    ceiling: Ceiling,
-  ): Promise<{ granted: number; used: Used }> {
+  verifications(owner: UsageOwner, month: UsageMonth, requested: number, ceiling: Ceiling): Promise<Charge> {
     return new Promise((resolve, reject) => {
       if (this.#open === null) this.#startWrite();
       groupOf(this.#open!, owner, month, ceiling).asks.push({ requested, resolve, reject });
@@ -62,11 +62,11 @@ export class CoalescedCharges {
       .run(() => {
         // From here on, asks go to the next write.
         this.#open = null;
-        return open.groups.flatMap((group) => this.#charge(group));
+        for (const group of open.groups) this.#charge(group);
       })
       .then(
-        (settles) => {
-          for (const settle of settles) settle();
+        () => {
+          for (const group of open.groups) tell(group);
         },
         (error: unknown) => {
           for (const group of open.groups) for (const ask of group.asks) ask.reject(error);
@@ -74,28 +74,41 @@ export class CoalescedCharges {
       );
   }
 
-  /** One group's charge, inside the write's transaction; what to tell each ask once it commits. */
-  #charge({ owner, month, ceiling, asks }: Group): Settle[] {
-    const total = asks.reduce((sum, ask) => sum + ask.requested, 0);
+  /** One group's charge, inside the write's transaction: what each ask is told once it commits. */
+  #charge(group: Group): void {
+    const { owner, month, ceiling, asks } = group;
+    let total = 0;
+    for (const ask of asks) total += ask.requested;
     let charged: { granted: number; used: Used };
     try {
       charged = this.#charges.verifications(owner, month, total, ceiling);
     } catch (error) {
-      return asks.map((ask) => () => ask.reject(error));
+      group.outcome = { error };
+      return;
     }
     // The counts before the group's charge, then each ask's share in arrival order.
     let left = charged.granted;
     let account = charged.used.account - charged.granted;
     let key = charged.used.key - charged.granted;
-    return asks.map((ask) => {
+    const charges: Charge[] = [];
+    for (const ask of asks) {
       const granted = Math.min(ask.requested, left);
       left -= granted;
       account += granted;
       key += granted;
-      const used = { account, key };
-      return () => ask.resolve({ granted, used });
-    });
+      charges.push({ granted, used: { account, key } });
+    }
+    group.outcome = { charges };
   }
+}
+
+/** Tells a group's asks what the committed write gave them (or why it gave nothing). */
+function tell({ asks, outcome }: Group): void {
+  if (outcome === undefined || 'error' in outcome) {
+    for (const ask of asks) ask.reject(outcome?.error);
+    return;
+  }
+  asks.forEach((ask, i) => ask.resolve(outcome.charges[i]!));
 }
 
 /**
