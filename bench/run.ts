@@ -102,7 +102,8 @@ if (runs('dashboard')) printDashboardFigures(await benchDashboard());
 if (runs('api')) {
   printApiFigures(
     await benchApi({
-      durationSec: Number(process.env.BENCH_API_SECONDS ?? 10),
+      durationSec: Number(process.env.BENCH_API_SECONDS ?? 3),
+      rounds: Number(process.env.BENCH_API_ROUNDS ?? 8),
       profileDir: process.env.BENCH_API_PROFILE,
       sqlTimingsFile: process.env.BENCH_API_SQL,
     }),
