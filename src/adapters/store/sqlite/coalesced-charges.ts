@@ -108,7 +108,9 @@ function tell({ asks, outcome }: Group): void {
     for (const ask of asks) ask.reject(outcome?.error);
     return;
   }
-  asks.forEach((ask, i) => ask.resolve(outcome.charges[i]!));
+  asks.forEach((ask, i) => {
+    ask.resolve(outcome.charges[i]!);
+  });
 }
 
 /**
