@@ -72,6 +72,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 /** Adds the auth hook (onRequest) to the registering context. */
 export const authPlugin = fp<AuthDeps>(async (app, deps) => {
+  const keys: KeyAuth = { ...deps, callers: new WeakMap() };
   app.decorateRequest('caller', null);
   app.decorateRequest('session', null);
   // A callback hook, not an async one: a key this process already knows is answered in the same
@@ -80,7 +81,7 @@ export const authPlugin = fp<AuthDeps>(async (app, deps) => {
     if (request.headers.authorization !== undefined || deps.sessions === undefined) {
       let known: Caller | undefined;
       try {
-        known = knownKeyCaller(deps, request.headers.authorization);
+        known = knownKeyCaller(keys, request.headers.authorization);
       } catch (error) {
         done(error as Error);
         return;
@@ -90,7 +91,7 @@ export const authPlugin = fp<AuthDeps>(async (app, deps) => {
         done();
         return;
       }
-      keyCaller(deps, request.headers.authorization).then((caller) => {
+      keyCaller(keys, request.headers.authorization).then((caller) => {
         request.caller = caller;
         done();
       }, done);
@@ -122,21 +123,26 @@ async function sessionAuth(
   request.caller = await sessionCaller(deps, resumed);
 }
 
-/** Each key's caller, made once while the store hands back the same record (it keeps the keys it knows). */
-const callers = new WeakMap<KeyWithAccount, Caller>();
+/**
+ * What key authentication needs, with each key's caller made once (by this plugin's plans) while
+ * the store hands back the same record (it keeps the keys it knows).
+ */
+interface KeyAuth extends AuthDeps {
+  callers: WeakMap<KeyWithAccount, Caller>;
+}
 
 /**
  * The caller of a key the store knows without a lookup; undefined when it must be looked up.
  * Throws as {@link keyCaller} does for a missing, malformed, unknown or revoked key.
  */
-function knownKeyCaller(deps: AuthDeps, header: string | undefined): Caller | undefined {
+function knownKeyCaller(deps: KeyAuth, header: string | undefined): Caller | undefined {
   if (deps.store.knownApiKeyByHash === undefined) return undefined;
   const keyHash = hashOfPresentedKey(header);
   const found = deps.store.knownApiKeyByHash(keyHash);
   return found === undefined ? undefined : callerOfKey(deps, found, keyHash);
 }
 
-async function keyCaller(deps: AuthDeps, header: string | undefined): Promise<Caller> {
+async function keyCaller(deps: KeyAuth, header: string | undefined): Promise<Caller> {
   const keyHash = hashOfPresentedKey(header);
   return callerOfKey(deps, await deps.store.findApiKeyByHash(keyHash), keyHash);
 }
@@ -151,7 +157,7 @@ function hashOfPresentedKey(header: string | undefined): string {
 }
 
 /** The caller of a found key, once its hash is confirmed in constant time; refuses a revoked one. */
-function callerOfKey(deps: AuthDeps, found: KeyWithAccount | null, keyHash: string): Caller {
+function callerOfKey(deps: KeyAuth, found: KeyWithAccount | null, keyHash: string): Caller {
   if (
     found === null ||
     found.key.kind !== 'api' ||
@@ -161,10 +167,10 @@ function callerOfKey(deps: AuthDeps, found: KeyWithAccount | null, keyHash: stri
     throw unauthorized(true);
   }
   deps.keyUse?.used(found.key.id, new Date());
-  let caller = callers.get(found);
+  let caller = deps.callers.get(found);
   if (caller === undefined) {
     caller = meterFor(deps.plans, found.account, found.key);
-    callers.set(found, caller);
+    deps.callers.set(found, caller);
   }
   return caller;
 }
