@@ -32,6 +32,7 @@ import type { Zones } from '../tests/mailworld/dns-server.ts';
 import { type MailWorld, startMailWorld } from '../tests/mailworld/mail-world.ts';
 import { type SmtpHost, startSmtpHost } from '../tests/mailworld/smtp-server.ts';
 import { baseEnvironment, createKey } from '../tests/scale-out/processes.ts';
+import { ensureBuilt } from './build.ts';
 import { mulberry32 } from './random.ts';
 import { readSqlTimings, sqlTimingLines } from './sql-timings-summary.ts';
 
@@ -386,10 +387,6 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/**
- * `node bin/mailvet serve` on PORT=0 (URL from its "listening on" line, as the scale-out suites'
- * `spawnServe` reads it, which does not give the pid this bench samples). Its stdout is drained.
- */
 /** Bytes of WAL the PostgreSQL server has written so far (its current WAL position). */
 async function walBytes(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
@@ -404,11 +401,17 @@ async function walBytes(url: string): Promise<number> {
   }
 }
 
+/**
+ * `node bin/mailvet serve` on PORT=0 (URL from its "listening on" line, as the scale-out suites'
+ * `spawnServe` reads it, which does not give the pid this bench samples). Its stdout is drained.
+ * The build is made first when it is missing or stale (bench/build.ts).
+ */
 export async function spawnServer(
   env: Record<string, string>,
   profileDir?: string,
   root = ROOT,
 ): Promise<ServerProcess> {
+  await ensureBuilt(root);
   const inherited = baseEnvironment();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   // Node or V8 flags to try on the server alone (BENCH_LISTS_NODE_FLAGS="--optimize-for-size").

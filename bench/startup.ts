@@ -17,8 +17,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '../tests/helpers/free-port.ts';
+import { ensureBuilt } from './build.ts';
 import { memory } from './lists.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -102,19 +103,6 @@ async function serveOnce(
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }
-}
-
-/**
- * Makes sure `root`'s bin/mailvet will run its build: rebuilds a build older than a source (someone
- * editing the tree during a run), and fails when that does not help.
- */
-async function ensureBuilt(root: string): Promise<void> {
-  const { compiledIsFresh } = (await import(pathToFileURL(join(root, 'bin/build-freshness.mjs')).href)) as {
-    compiledIsFresh: () => boolean;
-  };
-  if (compiledIsFresh()) return;
-  const built = spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: root, stdio: 'inherit' });
-  if (built.status !== 0 || !compiledIsFresh()) throw new Error(`${root}: the build is missing or stale`);
 }
 
 async function figures(env: Record<string, string>): Promise<Figures> {
