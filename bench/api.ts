@@ -22,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import type { ServerReady, ServerRole } from './api-servers.ts';
 import { readSqlTimings, sqlTimingLines } from './sql-timings-summary.ts';
+import { median } from './stats.ts';
 
 export interface ApiBenchOptions {
   /** Concurrent connections (default 50). */
@@ -216,11 +217,6 @@ export function combineRounds(rounds: ReadonlyArray<LoadFigures & { requests: nu
   const cpu = rounds.every((r) => r.cpuMicrosPerRequest !== undefined)
     ? rounds.reduce((sum, r) => sum + r.cpuMicrosPerRequest! * r.requests, 0) / requests
     : undefined;
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
   return {
     requestsPerSec: requests / seconds,
     p50Ms: median(rounds.map((r) => r.p50Ms)),

@@ -25,6 +25,7 @@ import {
   startDashboardServer,
   waitUntil,
 } from '../tests/dashboard/harness.ts';
+import { median } from './stats.ts';
 
 export interface DashboardBenchOptions {
   /** Measured page loads (default 15), after one load not counted. */
@@ -91,11 +92,7 @@ function sizeOf(path: string): ScriptSize {
 }
 
 function spread(values: number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  const median =
-    sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
 /**

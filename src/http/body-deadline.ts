@@ -55,16 +55,9 @@ export function addBodyDeadline(app: FastifyInstance, timeoutMs: number): void {
       done();
       return;
     }
-    const left = timeoutMs - reply.elapsedTime;
-    if (left <= 0) {
-      // The hooks before this one took the whole deadline (the start is the request's).
-      setTimeout(() => {
-        if (!bodyIsIn(reply)) timeOut(reply);
-      }, 0).unref();
-    } else {
-      receiving.set(reply, performance.now() + left);
-      sweeper ??= setInterval(sweep, SWEEP_MS).unref();
-    }
+    // From the request's start: hooks before this one may have taken some of it, or all.
+    receiving.set(reply, performance.now() + timeoutMs - reply.elapsedTime);
+    sweeper ??= setInterval(sweep, SWEEP_MS).unref();
     done();
   });
   app.addHook('preValidation', (_request, reply, done) => {

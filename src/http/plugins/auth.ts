@@ -79,9 +79,12 @@ export const authPlugin = fp<AuthDeps>(async (app, deps) => {
   // turn, without the promises and turns an async hook and lookup cost every request.
   app.addHook('onRequest', (request, reply, done) => {
     if (request.headers.authorization !== undefined || deps.sessions === undefined) {
+      let keyHash: string;
       let known: Caller | undefined;
       try {
-        known = knownKeyCaller(keys, request.headers.authorization);
+        keyHash = hashOfPresentedKey(request.headers.authorization);
+        const found = deps.store.knownApiKeyByHash?.(keyHash);
+        known = found === undefined ? undefined : callerOfKey(keys, found, keyHash);
       } catch (error) {
         done(error as Error);
         return;
@@ -91,7 +94,7 @@ export const authPlugin = fp<AuthDeps>(async (app, deps) => {
         done();
         return;
       }
-      keyCaller(keys, request.headers.authorization).then((caller) => {
+      lookedUpCaller(keys, keyHash).then((caller) => {
         request.caller = caller;
         done();
       }, done);
@@ -131,19 +134,8 @@ interface KeyAuth extends AuthDeps {
   callers: WeakMap<KeyWithAccount, Caller>;
 }
 
-/**
- * The caller of a key the store knows without a lookup; undefined when it must be looked up.
- * Throws as {@link keyCaller} does for a missing, malformed, unknown or revoked key.
- */
-function knownKeyCaller(deps: KeyAuth, header: string | undefined): Caller | undefined {
-  if (deps.store.knownApiKeyByHash === undefined) return undefined;
-  const keyHash = hashOfPresentedKey(header);
-  const found = deps.store.knownApiKeyByHash(keyHash);
-  return found === undefined ? undefined : callerOfKey(deps, found, keyHash);
-}
-
-async function keyCaller(deps: KeyAuth, header: string | undefined): Promise<Caller> {
-  const keyHash = hashOfPresentedKey(header);
+/** The caller of a key this process does not know yet: the store looks it up. */
+async function lookedUpCaller(deps: KeyAuth, keyHash: string): Promise<Caller> {
   return callerOfKey(deps, await deps.store.findApiKeyByHash(keyHash), keyHash);
 }
 

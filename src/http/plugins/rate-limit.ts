@@ -61,43 +61,45 @@ function applyDecision(reply: FastifyReply, decision: RateDecision): ApiError | 
   return decision.allowed ? undefined : rateLimited(decision);
 }
 
+/** A bucket a request takes its token from. */
+interface Bucket {
+  name: string;
+  ratePerSecond: number;
+}
+
 /**
- * One token from the key's bucket (when it has a lower rate of its own), then from the account's;
- * the headers show the tighter of the two.
+ * The buckets a request takes from: the key's own when it has a lower rate, then the account's,
+ * which all its keys and its dashboard share; the headers show the tighter of the two.
  */
-async function takeToken(rateLimiter: RateLimiter, caller: Caller): Promise<RateDecision> {
-  const accountRate = caller.limits.ratePerSecond;
+function bucketsOf(caller: Caller): { key: Bucket | null; account: Bucket } {
+  const account = { name: `account:${caller.accountId}`, ratePerSecond: caller.limits.ratePerSecond };
   const keyRate = caller.caps.rateLimit;
-  if (keyRate === null || keyRate >= accountRate) return rateLimiter.take(accountBucket(caller), accountRate);
-  const onKey = await rateLimiter.take(`key:${caller.keyId}`, keyRate);
+  const key =
+    keyRate === null || keyRate >= account.ratePerSecond
+      ? null
+      : { name: `key:${caller.keyId}`, ratePerSecond: keyRate };
+  return { key, account };
+}
+
+/** One token from the caller's buckets (bucketsOf). */
+async function takeToken(rateLimiter: RateLimiter, caller: Caller): Promise<RateDecision> {
+  const { key, account } = bucketsOf(caller);
+  if (key === null) return rateLimiter.take(account.name, account.ratePerSecond);
+  const onKey = await rateLimiter.take(key.name, key.ratePerSecond);
   if (!onKey.allowed) return onKey;
-  const onAccount = await rateLimiter.take(accountBucket(caller), accountRate);
-  return tighter(onKey, onAccount);
+  return tighter(onKey, await rateLimiter.take(account.name, account.ratePerSecond));
 }
 
 /** {@link takeToken} at once, from a limiter that can; undefined when it cannot. */
 function takeTokenNow(rateLimiter: RateLimiter, caller: Caller): RateDecision | undefined {
   if (rateLimiter.takeNow === undefined) return undefined;
-  const accountRate = caller.limits.ratePerSecond;
-  const keyRate = caller.caps.rateLimit;
-  if (keyRate === null || keyRate >= accountRate)
-    return rateLimiter.takeNow(accountBucket(caller), accountRate);
-  const onKey = rateLimiter.takeNow(`key:${caller.keyId}`, keyRate);
+  const { key, account } = bucketsOf(caller);
+  if (key === null) return rateLimiter.takeNow(account.name, account.ratePerSecond);
+  const onKey = rateLimiter.takeNow(key.name, key.ratePerSecond);
   if (!onKey.allowed) return onKey;
-  return tighter(onKey, rateLimiter.takeNow(accountBucket(caller), accountRate));
+  return tighter(onKey, rateLimiter.takeNow(account.name, account.ratePerSecond));
 }
 
 function tighter(onKey: RateDecision, onAccount: RateDecision): RateDecision {
   return !onAccount.allowed || onAccount.remaining < onKey.remaining ? onAccount : onKey;
-}
-
-/** The account's bucket name, made once per caller (every request of a key asks for it). */
-const accountBuckets = new WeakMap<Caller, string>();
-function accountBucket(caller: Caller): string {
-  let name = accountBuckets.get(caller);
-  if (name === undefined) {
-    name = `account:${caller.accountId}`;
-    accountBuckets.set(caller, name);
-  }
-  return name;
 }
