@@ -25,6 +25,7 @@ import {
 } from './ports.ts';
 import { UniqueAddresses } from './upload/unique-addresses.ts';
 import { UploadError } from './upload/upload-error.ts';
+import { WriteAhead } from './upload/write-ahead.ts';
 
 /** One uploaded row, as the upload parsers yield it. */
 export interface IncomingRow {
@@ -76,6 +77,11 @@ const UPLOAD_BATCH = 1000;
 const UPLOAD_BATCH_BYTES = 1024 * 1024;
 /** Addresses stored per write at the end of an upload (a few milliseconds of SQLite each). */
 const ADDRESS_WRITE = 2000;
+/**
+ * Upload writes in flight while the next batch is read. Two: a store on another process inserts a
+ * batch while this one parses the next, and the addresses' slices at the end go two at a time.
+ */
+const UPLOAD_WRITES_IN_FLIGHT = 2;
 /** Rows read per store query while results stream out. */
 const RESULT_PAGE = 1000;
 
@@ -130,6 +136,7 @@ export class ListService {
   ): Promise<ListRecord> {
     const { lists } = this.#deps;
     const listId = await lists.beginList(upload, this.#now());
+    const writes = new WriteAhead(UPLOAD_WRITES_IN_FLIGHT);
     try {
       await onBegin?.(listId);
       let batch: UploadedRow[] = [];
@@ -152,30 +159,38 @@ export class ListService {
         batch.push(uploaded);
         batchBytes += email.length + fieldsLength(row.fields);
         if (batch.length >= UPLOAD_BATCH || batchBytes >= UPLOAD_BATCH_BYTES) {
-          await lists.addRows(listId, batch, this.#now());
+          const rowsRead = batch;
+          await writes.add(() => lists.addRows(listId, rowsRead, this.#now()));
           batch = [];
           batchBytes = 0;
         }
         const full = unique.add(uploaded);
-        if (full !== null) await this.#storeAddresses(listId, full);
+        if (full !== null) await this.#storeAddresses(writes, listId, full);
       }
-      if (batch.length > 0) await lists.addRows(listId, batch, this.#now());
-      await this.#storeAddresses(listId, unique.take());
+      if (batch.length > 0) {
+        const last = batch;
+        await writes.add(() => lists.addRows(listId, last, this.#now()));
+      }
+      await this.#storeAddresses(writes, listId, unique.take());
+      await writes.drain();
       const finalDetails = details();
       await this.checkWebhookTarget(finalDetails.webhookUrl);
       const list = await lists.finishUpload(listId, this.#now(), finalDetails);
       await this.#enqueue(listId);
       return list;
     } catch (error) {
+      // A write still in flight would land after the delete and leave its rows behind.
+      await writes.settle();
       await lists.deleteList(listId).catch(() => {});
       throw error;
     }
   }
 
   /** Stores an upload's addresses (sorted) a slice at a time: each slice is one short write. */
-  async #storeAddresses(listId: string, addresses: readonly UploadedAddress[]): Promise<void> {
+  async #storeAddresses(writes: WriteAhead, listId: string, addresses: readonly UploadedAddress[]): Promise<void> {
     for (let start = 0; start < addresses.length; start += ADDRESS_WRITE) {
-      await this.#deps.lists.addAddresses(listId, addresses.slice(start, start + ADDRESS_WRITE), this.#now());
+      const slice = addresses.slice(start, start + ADDRESS_WRITE);
+      await writes.add(() => this.#deps.lists.addAddresses(listId, slice, this.#now()));
     }
   }
 

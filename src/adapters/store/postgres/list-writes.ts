@@ -8,9 +8,9 @@
  * - `saveResults`: first holds the list's row, so a pause or cancel either waits for this save or
  *   is seen by it (and then nothing is saved).
  * - `addRows` and `addAddresses`: rows, and an upload's unique addresses, each batch one statement
- *   of arrays (`unnest`).
+ *   of arrays (`unnest`) that also touches the list (its `updated_at`, in a WITH).
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type QueryCreator, sql } from 'kysely';
 import type { AddressCharge, UploadedAddress, UploadedRow } from '../../../lists/ports.ts';
 import { monthOf } from '../../../usage/months.ts';
 import type { Used } from '../../../usage/ports.ts';
@@ -97,19 +97,27 @@ function chargeAddresses(db: Kysely<DatabaseSchema>) {
     });
 }
 
+/** A live upload shows progress, so the stale-upload sweep never takes it for a dead one. */
+function touchList(db: QueryCreator<DatabaseSchema>, listId: string, now: Date) {
+  return db.updateTable('lists').set({ updated_at: now.toISOString() }).where('id', '=', listId);
+}
+
 async function addRows(
   db: Kysely<DatabaseSchema>,
   listId: string,
   rows: readonly UploadedRow[],
   now: Date,
 ): Promise<void> {
-  // A live upload shows progress, so the stale-upload sweep never takes it for a dead one.
-  await db.updateTable('lists').set({ updated_at: now.toISOString() }).where('id', '=', listId).execute();
-  if (rows.length === 0) return;
+  if (rows.length === 0) {
+    await touchList(db, listId, now).execute();
+    return;
+  }
   // One statement, a column an array: what PostgreSQL parses and plans no longer grows with the
-  // rows, and no batch meets its bound on parameters per statement.
+  // rows, and no batch meets its bound on parameters per statement. The list's touch rides along
+  // in it (one commit, one round trip).
   const column = <T>(value: (row: UploadedRow) => T) => rows.map(value);
   await db
+    .with('touched', (db) => touchList(db, listId, now))
     .insertInto('list_rows')
     .columns(['list_id', 'row_number', 'email', 'domain', 'address_key', 'fields'])
     .expression(
@@ -129,11 +137,14 @@ async function addAddresses(
   addresses: readonly UploadedAddress[],
   now: Date,
 ): Promise<void> {
-  await db.updateTable('lists').set({ updated_at: now.toISOString() }).where('id', '=', listId).execute();
+  if (addresses.length === 0) {
+    await touchList(db, listId, now).execute();
+    return;
+  }
   const month = monthOf(now);
-  if (addresses.length === 0) return;
   const column = <T>(value: (address: UploadedAddress) => T) => addresses.map(value);
   await db
+    .with('touched', (db) => touchList(db, listId, now))
     .insertInto('list_addresses')
     .columns(['list_id', 'charged_month', 'domain', 'address_key', 'first_row', 'email', 'row_count'])
     .expression(

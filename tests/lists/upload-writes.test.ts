@@ -1,0 +1,175 @@
+/**
+ * An upload's writes run while the next rows are read (WriteAhead): never more than two at once,
+ * started in order, a failed write failing the upload, and an upload that fails half-way undone
+ * only once its writes in flight have landed (a late write would leave rows behind its delete).
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { openStore } from '../../src/adapters/store/open-store.ts';
+import { type IncomingRow, ListService } from '../../src/lists/list-service.ts';
+import type { ListStore } from '../../src/lists/ports.ts';
+import { UploadError } from '../../src/lists/upload/upload-error.ts';
+import { WriteAhead } from '../../src/lists/upload/write-ahead.ts';
+import type { Store } from '../../src/store.ts';
+import { createKey } from '../adapters/store/store-fixtures.ts';
+
+/** A write that finishes when the test says so, and records when it started and ended. */
+function gate(log: string[], name: string) {
+  let open!: () => void;
+  let fail!: (error: Error) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return {
+    write: async () => {
+      log.push(`start ${name}`);
+      await done;
+      log.push(`end ${name}`);
+    },
+    open,
+    fail,
+  };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('WriteAhead', () => {
+  it('keeps at most `depth` writes in flight and starts them in order', async () => {
+    const log: string[] = [];
+    const writes = new WriteAhead(2);
+    const [a, b, c] = [gate(log, 'a'), gate(log, 'b'), gate(log, 'c')];
+    await writes.add(a.write);
+    await writes.add(b.write);
+    let thirdAdded = false;
+    const third = writes.add(c.write).then(() => {
+      thirdAdded = true;
+    });
+    await turn();
+    assert.deepEqual(log, ['start a', 'start b'], 'the third waits for a slot');
+    assert.equal(thirdAdded, false);
+    a.open();
+    await third;
+    assert.deepEqual(log, ['start a', 'start b', 'end a', 'start c']);
+    b.open();
+    c.open();
+    await writes.drain();
+    assert.deepEqual(log.slice(-2), ['end b', 'end c']);
+  });
+
+  it('fails the next add, or the drain, with a failed write’s error', async () => {
+    const log: string[] = [];
+    const writes = new WriteAhead(1);
+    const a = gate(log, 'a');
+    await writes.add(a.write);
+    a.fail(new Error('disk full'));
+    await assert.rejects(writes.add(gate(log, 'b').write), /disk full/);
+    assert.ok(!log.includes('start b'), 'nothing more is written after a failure');
+
+    const again = new WriteAhead(2);
+    const c = gate(log, 'c');
+    await again.add(c.write);
+    c.fail(new Error('connection lost'));
+    await assert.rejects(again.drain(), /connection lost/);
+  });
+
+  it('settles: waits for every write in flight, failed or not', async () => {
+    const log: string[] = [];
+    const writes = new WriteAhead(2);
+    const [a, b] = [gate(log, 'a'), gate(log, 'b')];
+    await writes.add(a.write);
+    await writes.add(b.write);
+    let settled = false;
+    const settling = writes.settle().then(() => {
+      settled = true;
+    });
+    a.fail(new Error('refused'));
+    await turn();
+    assert.equal(settled, false, 'b is still in flight');
+    b.open();
+    await settling;
+    assert.deepEqual(log, ['start a', 'start b', 'end b']);
+  });
+});
+
+describe('an upload that fails half-way', () => {
+  let dataDir: string;
+  let store: Store;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'mailvet-upload-writes-'));
+    store = await openStore({ dataDir });
+  });
+  after(async () => {
+    await store?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is deleted only after its writes in flight landed, and leaves no rows', async () => {
+    const key = await createKey(store);
+    const events: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let batches = 0;
+    // The store as it is, but the second batch of rows lands late (a slow database).
+    const real = store.lists;
+    const slow: Pick<ListStore, 'addRows' | 'deleteList'> = {
+      addRows: async (...args) => {
+        batches += 1;
+        const late = batches === 2;
+        if (late) await held;
+        await real.addRows(...args);
+        events.push(`rows ${late ? 'late' : 'on time'} stored`);
+      },
+      deleteList: async (listId) => {
+        events.push('delete');
+        await real.deleteList(listId);
+      },
+    };
+    const lists = new Proxy(real, {
+      get: (target, name) => {
+        if (name === 'addRows' || name === 'deleteList') return slow[name];
+        const value = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const service = new ListService({
+      lists,
+      queue: { enqueue: async () => {} },
+      webhookTargets: { refusal: async () => null },
+    });
+    let listId = '';
+    async function* rows(): AsyncGenerator<IncomingRow> {
+      for (let i = 0; i < 2_500; i += 1) yield { email: `user${i}@example.test` };
+      // The second batch's write is in flight here; the upload now fails.
+      setTimeout(release, 50);
+      throw new UploadError('validation_failed', 'row 2501 is broken');
+    }
+    await assert.rejects(
+      service.create(
+        { accountId: key.accountId, apiKeyId: key.id, source: 'json', header: null },
+        rows(),
+        () => ({ name: 'half', webhookUrl: null }),
+        undefined,
+        async (id) => {
+          listId = id;
+        },
+      ),
+      /row 2501 is broken/,
+    );
+    assert.deepEqual(events, ['rows on time stored', 'rows late stored', 'delete']);
+    assert.equal(await store.lists.getList(listId), null);
+    const db = new Database(join(dataDir, 'mailvet.db'), { readonly: true });
+    try {
+      assert.deepEqual(db.prepare('select count(*) as n from list_rows').get(), { n: 0 });
+    } finally {
+      db.close();
+    }
+  });
+});
