@@ -187,7 +187,11 @@ export class ListService {
   }
 
   /** Stores an upload's addresses (sorted) a slice at a time: each slice is one short write. */
-  async #storeAddresses(writes: WriteAhead, listId: string, addresses: readonly UploadedAddress[]): Promise<void> {
+  async #storeAddresses(
+    writes: WriteAhead,
+    listId: string,
+    addresses: readonly UploadedAddress[],
+  ): Promise<void> {
     for (let start = 0; start < addresses.length; start += ADDRESS_WRITE) {
       const slice = addresses.slice(start, start + ADDRESS_WRITE);
       await writes.add(() => this.#deps.lists.addAddresses(listId, slice, this.#now()));
