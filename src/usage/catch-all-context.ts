@@ -48,11 +48,19 @@ interface DomainContext {
 /** Builds the model's input from the account's peers, feedback and the domain's posture. */
 export class CatchAllContext implements CatchAllAssessor {
   readonly #deps: CatchAllContextDeps;
-  readonly #contexts: LRUCache<string, Promise<DomainContext>>;
+  #made: LRUCache<string, Promise<DomainContext>> | undefined;
 
   constructor(deps: CatchAllContextDeps) {
     this.#deps = deps;
-    this.#contexts = new LRUCache({ max: deps.maxContexts ?? 10_000, ttl: deps.contextTtlMs ?? 30_000 });
+  }
+
+  // Made at first use: lru-cache allocates its arrays for every entry up front.
+  get #contexts(): LRUCache<string, Promise<DomainContext>> {
+    this.#made ??= new LRUCache({
+      max: this.#deps.maxContexts ?? 10_000,
+      ttl: this.#deps.contextTtlMs ?? 30_000,
+    });
+    return this.#made;
   }
 
   async assess(

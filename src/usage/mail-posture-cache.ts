@@ -20,13 +20,23 @@ export interface MailPostureCacheOptions {
 export class MailPostureCache {
   readonly #dns: PostureDns;
   readonly #failureTtlMs: number;
-  readonly #postures: LRUCache<string, { posture: MailPosture | null }>;
+  readonly #options: MailPostureCacheOptions;
+  #made: LRUCache<string, { posture: MailPosture | null }> | undefined;
   readonly #inFlight = new Map<string, Promise<MailPosture | null>>();
 
   constructor(dns: PostureDns, options: MailPostureCacheOptions = {}) {
     this.#dns = dns;
     this.#failureTtlMs = options.failureTtlMs ?? 60_000;
-    this.#postures = new LRUCache({ max: options.maxDomains ?? 10_000, ttl: options.ttlMs ?? 3_600_000 });
+    this.#options = options;
+  }
+
+  // Made at first use: lru-cache allocates its arrays for every entry up front.
+  get #postures(): LRUCache<string, { posture: MailPosture | null }> {
+    this.#made ??= new LRUCache({
+      max: this.#options.maxDomains ?? 10_000,
+      ttl: this.#options.ttlMs ?? 3_600_000,
+    });
+    return this.#made;
   }
 
   /** The domain's posture; null when a lookup failed. */

@@ -20,17 +20,27 @@ export interface CatchAllMemoryOptions {
 export class CatchAllMemory {
   readonly #ttlSeconds: number;
   readonly #store: CatchAllStore | undefined;
-  readonly #entries: LRUCache<string, boolean>;
+  readonly #clock: Clock;
+  readonly #maxEntries: number;
+  #made: LRUCache<string, boolean> | undefined;
 
   constructor(clock: Clock, options: CatchAllMemoryOptions) {
     this.#ttlSeconds = options.ttlSeconds;
     this.#store = options.store;
-    this.#entries = new LRUCache({
-      max: Math.max(1, options.maxEntries),
-      ttl: Math.max(1, options.ttlSeconds * 1000),
-      perf: clock,
+    this.#clock = clock;
+    this.#maxEntries = Math.max(1, options.maxEntries);
+  }
+
+  // Made at first use: lru-cache allocates its arrays for every entry up front (about 2 MB for the
+  // default 50,000 with their TTLs), which a server that probes nothing yet should not hold.
+  get #entries(): LRUCache<string, boolean> {
+    this.#made ??= new LRUCache({
+      max: this.#maxEntries,
+      ttl: Math.max(1, this.#ttlSeconds * 1000),
+      perf: this.#clock,
       ttlResolution: 0,
     });
+    return this.#made;
   }
 
   /** The verdict while fresh: this process's, else the shared store's (a failing store is a miss). */
