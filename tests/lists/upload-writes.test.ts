@@ -1,7 +1,7 @@
 /**
- * An upload's writes run while the next rows are read (WriteAhead): never more than two at once,
- * started in order, a failed write failing the upload, and an upload that fails half-way undone
- * only once its writes in flight have landed (a late write would leave rows behind its delete).
+ * An upload's writes run while the next rows are read (WriteAhead): never more than `depth` at
+ * once, started in order, a failed write failing the upload, and an upload that fails half-way
+ * undone only once its write in flight has landed (a late write would leave rows behind its delete).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

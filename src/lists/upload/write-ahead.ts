@@ -2,7 +2,8 @@
  * An upload's store writes, run while the next batch is read: a store on another process
  * (PostgreSQL) inserts one batch while this one parses the next, instead of the two taking turns.
  * At most `depth` writes are in flight (memory stays bounded: a batch waits for a slot), and they
- * start in the order given. A write that failed fails the next `add` or the `drain`.
+ * start in the order given. A write that failed fails a later `add` (at the latest the one that
+ * waits for its slot) or the `drain`.
  */
 export class WriteAhead {
   readonly #depth: number;
@@ -12,7 +13,7 @@ export class WriteAhead {
     this.#depth = Math.max(1, depth);
   }
 
-  /** Starts `write` once fewer than `depth` writes are in flight; throws an earlier write's error. */
+  /** Starts `write` once fewer than `depth` writes are in flight; throws the error of a write it waited for. */
   async add(write: () => Promise<void>): Promise<void> {
     while (this.#inFlight.length >= this.#depth) await this.#inFlight.shift();
     const started = write();
