@@ -179,6 +179,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const lists = new ListService({
     audit,
     lists: store.lists,
+    uploadWritesInFlight: store.kind === 'postgres' ? 2 : 1,
     queue,
     webhookTargets: new ResolvingWebhookTargetCheck({ allowPrivate: config.MAILVET_WEBHOOK_ALLOW_PRIVATE }),
     onEnqueueError: (listId, error) =>

@@ -64,6 +64,15 @@ export interface ListServiceDeps {
   onEnqueueError?: (listId: string, error: unknown) => void;
   /** Records the lists someone (`by`) deletes. */
   audit?: AuditTrail;
+  /**
+   * Upload writes in flight while the next batch is read (default 1). A store on another process
+   * takes 2: PostgreSQL inserts two batches on two connections while this process parses the next
+   * (its upload of 100,000 rows 3.0-3.75 s against 3.75-5.1 s with none, and one was no faster).
+   * An embedded SQLite store keeps 1: its writes run on the event loop, and with 2 it could commit
+   * two batches of wide rows in one turn (/healthz at a median 308 ms during such an upload,
+   * 52-72 ms with 1: tests/security/upload-wide-csv.test.ts).
+   */
+  uploadWritesInFlight?: number;
 }
 
 /**
@@ -77,13 +86,6 @@ const UPLOAD_BATCH = 1000;
 const UPLOAD_BATCH_BYTES = 1024 * 1024;
 /** Addresses stored per write at the end of an upload (a few milliseconds of SQLite each). */
 const ADDRESS_WRITE = 2000;
-/**
- * Upload writes in flight while the next batch is read: one. A store on another process inserts a
- * batch while this one parses the next. Two let SQLite commit two batches in one turn (its writes
- * run on the event loop): /healthz took a median 308 ms during an upload of wide rows, against
- * 52-60 ms with one and about 140 ms with none (tests/security/upload-wide-csv.test.ts).
- */
-const UPLOAD_WRITES_IN_FLIGHT = 1;
 /** Rows read per store query while results stream out. */
 const RESULT_PAGE = 1000;
 
@@ -138,7 +140,7 @@ export class ListService {
   ): Promise<ListRecord> {
     const { lists } = this.#deps;
     const listId = await lists.beginList(upload, this.#now());
-    const writes = new WriteAhead(UPLOAD_WRITES_IN_FLIGHT);
+    const writes = new WriteAhead(this.#deps.uploadWritesInFlight ?? 1);
     try {
       await onBegin?.(listId);
       let batch: UploadedRow[] = [];

@@ -109,67 +109,70 @@ describe('an upload that fails half-way', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('is deleted only after its writes in flight landed, and leaves no rows', async () => {
-    const key = await createKey(store);
-    const events: string[] = [];
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let batches = 0;
-    // The store as it is, but the second batch of rows lands late (a slow database).
-    const real = store.lists;
-    const slow: Pick<ListStore, 'addRows' | 'deleteList'> = {
-      addRows: async (...args) => {
-        batches += 1;
-        const late = batches === 2;
-        if (late) await held;
-        await real.addRows(...args);
-        events.push(`rows ${late ? 'late' : 'on time'} stored`);
-      },
-      deleteList: async (listId) => {
-        events.push('delete');
-        await real.deleteList(listId);
-      },
-    };
-    const lists = new Proxy(real, {
-      get: (target, name) => {
-        if (name === 'addRows' || name === 'deleteList') return slow[name];
-        const value = Reflect.get(target, name);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const service = new ListService({
-      lists,
-      queue: { enqueue: async () => {} },
-      webhookTargets: { refusal: async () => null },
-    });
-    let listId = '';
-    async function* rows(): AsyncGenerator<IncomingRow> {
-      for (let i = 0; i < 2_500; i += 1) yield { email: `user${i}@example.test` };
-      // The second batch's write is in flight here; the upload now fails.
-      setTimeout(release, 50);
-      throw new UploadError('validation_failed', 'row 2501 is broken');
-    }
-    await assert.rejects(
-      service.create(
-        { accountId: key.accountId, apiKeyId: key.id, source: 'json', header: null },
-        rows(),
-        () => ({ name: 'half', webhookUrl: null }),
-        undefined,
-        async (id) => {
-          listId = id;
+  for (const uploadWritesInFlight of [1, 2]) {
+    it(`is deleted only after its writes in flight landed, and leaves no rows (${uploadWritesInFlight} in flight)`, async () => {
+      const key = await createKey(store);
+      const events: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let batches = 0;
+      // The store as it is, but the second batch of rows lands late (a slow database).
+      const real = store.lists;
+      const slow: Pick<ListStore, 'addRows' | 'deleteList'> = {
+        addRows: async (...args) => {
+          batches += 1;
+          const late = batches === 2;
+          if (late) await held;
+          await real.addRows(...args);
+          events.push(`rows ${late ? 'late' : 'on time'} stored`);
         },
-      ),
-      /row 2501 is broken/,
-    );
-    assert.deepEqual(events, ['rows on time stored', 'rows late stored', 'delete']);
-    assert.equal(await store.lists.getList(listId), null);
-    const db = new Database(join(dataDir, 'mailvet.db'), { readonly: true });
-    try {
-      assert.deepEqual(db.prepare('select count(*) as n from list_rows').get(), { n: 0 });
-    } finally {
-      db.close();
-    }
-  });
+        deleteList: async (listId) => {
+          events.push('delete');
+          await real.deleteList(listId);
+        },
+      };
+      const lists = new Proxy(real, {
+        get: (target, name) => {
+          if (name === 'addRows' || name === 'deleteList') return slow[name];
+          const value = Reflect.get(target, name);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const service = new ListService({
+        lists,
+        queue: { enqueue: async () => {} },
+        webhookTargets: { refusal: async () => null },
+        uploadWritesInFlight,
+      });
+      let listId = '';
+      async function* rows(): AsyncGenerator<IncomingRow> {
+        for (let i = 0; i < 2_500; i += 1) yield { email: `user${i}@example.test` };
+        // The second batch's write is in flight here; the upload now fails.
+        setTimeout(release, 50);
+        throw new UploadError('validation_failed', 'row 2501 is broken');
+      }
+      await assert.rejects(
+        service.create(
+          { accountId: key.accountId, apiKeyId: key.id, source: 'json', header: null },
+          rows(),
+          () => ({ name: 'half', webhookUrl: null }),
+          undefined,
+          async (id) => {
+            listId = id;
+          },
+        ),
+        /row 2501 is broken/,
+      );
+      assert.deepEqual(events, ['rows on time stored', 'rows late stored', 'delete']);
+      assert.equal(await store.lists.getList(listId), null);
+      const db = new Database(join(dataDir, 'mailvet.db'), { readonly: true });
+      try {
+        assert.deepEqual(db.prepare('select count(*) as n from list_rows').get(), { n: 0 });
+      } finally {
+        db.close();
+      }
+    });
+  }
 });
