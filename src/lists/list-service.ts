@@ -141,6 +141,7 @@ export class ListService {
     const { lists } = this.#deps;
     const listId = await lists.beginList(upload, this.#now());
     const writes = new WriteAhead(this.#deps.uploadWritesInFlight ?? 1);
+    const storeRows = (rows: UploadedRow[]) => writes.add(() => lists.addRows(listId, rows, this.#now()));
     try {
       await onBegin?.(listId);
       let batch: UploadedRow[] = [];
@@ -163,18 +164,14 @@ export class ListService {
         batch.push(uploaded);
         batchBytes += email.length + fieldsLength(row.fields);
         if (batch.length >= UPLOAD_BATCH || batchBytes >= UPLOAD_BATCH_BYTES) {
-          const rowsRead = batch;
-          await writes.add(() => lists.addRows(listId, rowsRead, this.#now()));
+          await storeRows(batch);
           batch = [];
           batchBytes = 0;
         }
         const full = unique.add(uploaded);
         if (full !== null) await this.#storeAddresses(writes, listId, full);
       }
-      if (batch.length > 0) {
-        const last = batch;
-        await writes.add(() => lists.addRows(listId, last, this.#now()));
-      }
+      if (batch.length > 0) await storeRows(batch);
       await this.#storeAddresses(writes, listId, unique.take());
       await writes.drain();
       const finalDetails = details();
