@@ -34,7 +34,8 @@ function line(f: ListFigures): string {
   const perRow = (f.diskWriteMb * 1024 * 1024) / f.rows;
   return (
     `${fmt(f.rowsPerSec)} rows/s (${fmt(f.processingRowsPerSec)} after the 202), ` +
-    `${fmt(perRow)} bytes written a row, peak RSS ${fmt(f.rss.peakMb)} MB (${fmt(f.rss.peakWithDownloadMb)} with the download)`
+    `${fmt(perRow)} bytes written a row, peak RSS ${fmt(f.rss.peakMb)} MB (${fmt(f.rss.peakWithDownloadMb)} with the download), ` +
+    `${f.storage === 'sqlite' ? 'data directory' : 'tables'} ${fmt(f.dataDirMb)} MB at the end`
   );
 }
 const best = (tree: 'A' | 'B') =>

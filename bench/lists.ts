@@ -100,7 +100,10 @@ export interface ListFigures {
   storage: 'sqlite' | 'postgres';
   /** PostgreSQL's checkpoints over POST → completed (each makes the pages changed after it whole in the WAL). */
   checkpointsDuring?: number;
-  /** The data directory's size once the list completed (database, WAL), MB. */
+  /**
+   * What the data takes once the list completed, MB: SQLite's data directory (database, WAL), or
+   * the tables of the server's schema on PostgreSQL (with their indexes and TOAST).
+   */
   dataDirMb: number;
   /** What the SMTP hosts saw. */
   smtp: { connections: number; mailCommands: number; rcptCommands: number };
@@ -251,7 +254,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
       uploadWriteMb: writtenByUpload / MB,
       storage: postgres === undefined ? 'sqlite' : 'postgres',
       ...(postgres && { checkpointsDuring: (await checkpointsMade(postgres.url)) - checkpointsBefore }),
-      dataDirMb: (await directoryBytes(dataDir)) / MB,
+      dataDirMb: (postgres === undefined ? await directoryBytes(dataDir) : await tableBytes(postgres.url)) / MB,
       smtp: {
         connections: sum((h) => h.stats.connections),
         mailCommands: sum((h) => h.stats.mailCommands),
@@ -313,6 +316,7 @@ export function printListFigures(f: ListFigures): void {
     `  ${what}  ${fmt(f.diskWriteMb)} MB (${how}), ${fmt((f.diskWriteMb * MB) / f.rows)} bytes a row (target ≤ 2,048); ${fmt(f.uploadWriteMb)} MB of it by the upload`,
   );
   if (f.storage === 'sqlite') console.log(`  data directory at the end     ${fmt(f.dataDirMb)} MB`);
+  else console.log(`  tables at the end             ${fmt(f.dataDirMb)} MB (with indexes)`);
   if (f.checkpointsDuring !== undefined) {
     console.log(
       `  PostgreSQL checkpoints        ${f.checkpointsDuring} during the run (one made just before it)`,
@@ -407,6 +411,17 @@ async function walBytes(url: string): Promise<number> {
     "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at",
   );
   return Number(row?.at ?? Number.NaN);
+}
+
+/** Bytes the tables of the URL's schema take, with their indexes and TOAST. */
+async function tableBytes(url: string): Promise<number> {
+  const [row] = await query<{ bytes: string }>(
+    url,
+    `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::text as bytes
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind = 'r'`,
+  );
+  return Number(row?.bytes ?? Number.NaN);
 }
 
 /** The checkpoints the PostgreSQL server has made so far, timed or asked for by WAL volume. */

@@ -32,7 +32,7 @@ import { domainOfKey } from '../../usage/verification-service.ts';
 import type { Status, VerificationResult } from '../../verification/report.ts';
 import { KyselyWebhookDeliveries } from './kysely-webhook-deliveries.ts';
 import { addressKeysIn, countColumnOf, STATUS_COUNT_COLUMNS, toListRecord } from './list-rows.ts';
-import { decodeResult } from './result-codec.ts';
+import { decodeResult, encodeResult } from './result-codec.ts';
 import type { DatabaseSchema, ListAddressesTable } from './schema.ts';
 import { refundRows } from './usage-queries.ts';
 
@@ -494,7 +494,7 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
           attempts: sql<number>`attempts + 1`,
           retry_at: retryAt.toISOString(),
           status: result.status,
-          result: JSON.stringify(result),
+          result: encodeResult(result),
         })
         .where('list_id', '=', listId)
         .where('domain', '=', domainOfKey(addressKey))

@@ -168,7 +168,7 @@ export interface ListAddressesTable {
   attempts: Generated<number>;
   retry_at: Generated<string | null>;
   status: Generated<string | null>;
-  /** JSON text, or on SQLite the compact form (result-codec.ts). */
+  /** The compact form (result-codec.ts), or JSON (text, or bytes on PostgreSQL) stored before it. */
   result: Generated<string | Uint8Array | null>;
 }
 

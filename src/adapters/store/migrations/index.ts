@@ -23,6 +23,7 @@ import * as listWorkOrder from './0016-list-work-order.ts';
 import * as auditLog from './0017-audit-log.ts';
 import * as dataProtection from './0018-data-protection.ts';
 import * as hubspotWatches from './0019-hubspot-watches.ts';
+import * as compactResults from './0020-compact-results.ts';
 
 const fixedMigrations: Readonly<Record<string, Migration>> = {
   '0001-accounts-keys-usage': accountsKeysUsage,
@@ -57,6 +58,7 @@ export function migrationProviderFor(
         '0017-audit-log': auditLog,
         '0018-data-protection': dataProtection,
         '0019-hubspot-watches': hubspotWatches,
+        '0020-compact-results': compactResults,
       }),
   };
 }

@@ -19,6 +19,7 @@ import type { Status, VerificationResult } from '../../../verification/report.ts
 import type { ListWrites } from '../kysely-list-store.ts';
 import { holdLiveList } from '../list-liveness.ts';
 import { addressKeysAny, type CountColumn, countColumnOf } from '../list-rows.ts';
+import { encodeResult } from '../result-codec.ts';
 import type { DatabaseSchema } from '../schema.ts';
 import { verificationsUsed } from '../usage-queries.ts';
 import { chargeVerificationRows } from './charges.ts';
@@ -174,7 +175,7 @@ async function saveResults(
   if (results.length === 0) return;
   // One statement for the whole group (a round trip per result was most of a list's time here),
   // its columns as arrays (`unnest`): as a VALUES list, a group of 250 was a thousand parameters and
-  // a statement PostgreSQL parsed and planned anew each time.
+  // a statement PostgreSQL parsed and planned anew each time. Results in their compact form.
   // `done = 0` makes a second save (a re-run after a crash) change nothing and count nothing; a key
   // named twice in one group is saved once, with its first result, as saving them in turn would.
   const unique = new Map<string, VerificationResult>();
@@ -188,7 +189,7 @@ async function saveResults(
         ${keys.map(domainOfKey)}::text[],
         ${keys}::text[],
         ${outcomes.map((result) => result.status)}::text[],
-        ${outcomes.map((result) => JSON.stringify(result))}::text[]
+        ${outcomes.map(encodeResult)}::bytea[]
       ) as v(domain, address_key, status, result)
      where a.list_id = ${listId} and a.domain = v.domain and a.address_key = v.address_key and a.done = 0
     returning a.row_count, a.status`.execute(db);
