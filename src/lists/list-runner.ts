@@ -137,7 +137,7 @@ export class ListRunner {
   }
 
   get #batchSize(): number {
-    return this.#deps.batchSize ?? 200;
+    return this.#deps.batchSize ?? 500;
   }
 
   /**

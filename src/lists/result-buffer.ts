@@ -6,7 +6,7 @@
 import type { VerificationResult } from '../verification/report.ts';
 import type { ListStore } from './ports.ts';
 
-const GROUP_SIZE = 250;
+const GROUP_SIZE = 500;
 const MAX_DELAY_MS = 250;
 
 /** Buffered `saveResults` / `deferAddresses` for one list. */
