@@ -87,6 +87,11 @@ export class FeedbackService {
   readonly #now: () => Date;
   /** Per account: whether it has any feedback, and when that was last asked (performance.now()). */
   readonly #presence = new Map<string, { has: boolean; at: number }>();
+  /**
+   * Per account: the lookup of its presence under way. Verifications that find the belief expired
+   * together (a list job has a hundred in flight) wait for that one lookup instead of each asking.
+   */
+  readonly #asking = new Map<string, Promise<boolean>>();
 
   constructor(deps: FeedbackServiceDeps) {
     this.#deps = deps;
@@ -117,7 +122,7 @@ export class FeedbackService {
       else if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, ...checked });
     }
     if (problems.length > 0) return { kind: 'invalid', problems };
-    this.#presence.delete(accountId);
+    this.#forgetPresence(accountId);
     return this.#deps.store.record(accountId, records, await this.#maxEvents(accountId, planEvents));
   }
 
@@ -144,7 +149,7 @@ export class FeedbackService {
       else records.push(record);
     }
     const maxEvents = await this.#maxEvents(accountId);
-    this.#presence.delete(accountId);
+    this.#forgetPresence(accountId);
     for (let i = 0; i < records.length; i += IMPORT_CHUNK) {
       const stored = await this.#deps.store.record(accountId, records.slice(i, i + IMPORT_CHUNK), maxEvents);
       if (stored.kind === 'full') return { ...outcome, full: true };
@@ -171,11 +176,28 @@ export class FeedbackService {
     const now = this.#deps.monotonicMs?.() ?? performance.now();
     const ttl = this.#deps.presenceTtlMs ?? FEEDBACK_PRESENCE_TTL_MS;
     if (known !== undefined && now - known.at < ttl) return known.has;
-    const has = await this.#deps.store.hasEvents(accountId);
+    const asking = this.#asking.get(accountId);
+    if (asking !== undefined) return asking;
+    const question = this.#deps.store.hasEvents(accountId);
+    this.#asking.set(accountId, question);
+    try {
+      const has = await question;
+      // Feedback recorded while the question was out dropped it: its answer may predate that.
+      if (this.#asking.get(accountId) === question) {
+        this.#presence.delete(accountId);
+        if (this.#presence.size >= PRESENCE_ENTRIES) this.#presence.delete(this.#presence.keys().next().value!);
+        this.#presence.set(accountId, { has, at: now });
+      }
+      return has;
+    } finally {
+      if (this.#asking.get(accountId) === question) this.#asking.delete(accountId);
+    }
+  }
+
+  /** Feedback was recorded here: the next verification asks again. */
+  #forgetPresence(accountId: string): void {
     this.#presence.delete(accountId);
-    if (this.#presence.size >= PRESENCE_ENTRIES) this.#presence.delete(this.#presence.keys().next().value!);
-    this.#presence.set(accountId, { has, at: now });
-    return has;
+    this.#asking.delete(accountId);
   }
 
   /** The account's feedback at a domain (catch-all confidence reads its bounce rate). */

@@ -68,6 +68,55 @@ describe('feedback presence', () => {
     assert.deepEqual(calls, { hasEvents: 2, outcomeOf: 1 });
   });
 
+  it('asks once when many verifications find the belief expired together', async () => {
+    const account = await store.createAccount({ name: 'Busy', plan: 'free' });
+    const { wrapped, calls } = counted(store.feedback);
+    let clock = 0;
+    const service = new FeedbackService({
+      store: wrapped,
+      maxStoredEvents: 100,
+      presenceTtlMs: 1000,
+      monotonicMs: () => clock,
+    });
+    const wave = () =>
+      Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          service.applyTo(account.id, verificationResult(`user${i}@example.test`)),
+        ),
+      );
+    assert.ok((await wave()).every((result) => result.status === 'VALID'));
+    assert.equal(calls.hasEvents, 1);
+    clock += 1000;
+    await wave();
+    assert.equal(calls.hasEvents, 2, 'one lookup for the second wave too');
+  });
+
+  it('does not keep an answer that was asked before feedback was recorded here', async () => {
+    const account = await store.createAccount({ name: 'Racing', plan: 'free' });
+    const { wrapped, calls } = counted(store.feedback);
+    // The first question's answer is held back until the bounce is recorded.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: FeedbackStore = {
+      ...wrapped,
+      hasEvents: async (accountId) => {
+        const answer = wrapped.hasEvents(accountId);
+        if (calls.hasEvents === 1) await held;
+        return answer;
+      },
+    };
+    const service = new FeedbackService({ store: slow, maxStoredEvents: 100, presenceTtlMs: 60_000 });
+    const before = service.applyTo(account.id, verificationResult('gone@example.test'));
+    assert.equal((await service.submit(account.id, [BOUNCE])).kind, 'recorded');
+    release();
+    assert.equal((await before).status, 'VALID', 'asked before the bounce');
+    const afterwards = await service.applyTo(account.id, verificationResult('gone@example.test'));
+    assert.equal(afterwards.status, 'INVALID', 'the stale answer was not kept');
+    assert.equal(calls.hasEvents, 2);
+  });
+
   it('sees feedback another process stored once the interval has passed', async () => {
     const account = await store.createAccount({ name: 'Elsewhere', plan: 'free' });
     let clock = 0;
