@@ -254,7 +254,8 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
       uploadWriteMb: writtenByUpload / MB,
       storage: postgres === undefined ? 'sqlite' : 'postgres',
       ...(postgres && { checkpointsDuring: (await checkpointsMade(postgres.url)) - checkpointsBefore }),
-      dataDirMb: (postgres === undefined ? await directoryBytes(dataDir) : await tableBytes(postgres.url)) / MB,
+      dataDirMb:
+        (postgres === undefined ? await directoryBytes(dataDir) : await tableBytes(postgres.url)) / MB,
       smtp: {
         connections: sum((h) => h.stats.connections),
         mailCommands: sum((h) => h.stats.mailCommands),

@@ -185,7 +185,8 @@ export class FeedbackService {
       // Feedback recorded while the question was out dropped it: its answer may predate that.
       if (this.#asking.get(accountId) === question) {
         this.#presence.delete(accountId);
-        if (this.#presence.size >= PRESENCE_ENTRIES) this.#presence.delete(this.#presence.keys().next().value!);
+        if (this.#presence.size >= PRESENCE_ENTRIES)
+          this.#presence.delete(this.#presence.keys().next().value!);
         this.#presence.set(accountId, { has, at: now });
       }
       return has;

@@ -73,6 +73,8 @@ export interface ListServiceDeps {
    * 52-72 ms with 1: tests/security/upload-wide-csv.test.ts).
    */
   uploadWritesInFlight?: number;
+  /** Unique addresses an upload gathers in memory before handing them to the store (tests). */
+  uniqueAddressCapacity?: number;
 }
 
 /**
@@ -147,7 +149,8 @@ export class ListService {
       let batch: UploadedRow[] = [];
       let batchBytes = 0;
       let rowNumber = 0;
-      const unique = new UniqueAddresses();
+      const unique = new UniqueAddresses(this.#deps.uniqueAddressCapacity);
+      let gatherings = 0;
       for await (const row of rows) {
         rowNumber += 1;
         if (limits !== undefined && rowNumber > limits.rows) throw storedRowsError(limits.maxStoredRows);
@@ -169,10 +172,15 @@ export class ListService {
           batchBytes = 0;
         }
         const full = unique.add(uploaded);
-        if (full !== null) await this.#storeAddresses(writes, listId, full);
+        if (full !== null) {
+          gatherings += 1;
+          await this.#storeAddresses(writes, listId, full, true);
+        }
       }
       if (batch.length > 0) await storeRows(batch);
-      await this.#storeAddresses(writes, listId, unique.take());
+      // Gathered in one piece, the addresses are new to the list: nothing to merge. Once a gathering
+      // was handed over, every one merges (two in flight at once could meet the same address).
+      await this.#storeAddresses(writes, listId, unique.take(), gatherings > 0);
       await writes.drain();
       const finalDetails = details();
       await this.checkWebhookTarget(finalDetails.webhookUrl);
@@ -192,10 +200,11 @@ export class ListService {
     writes: WriteAhead,
     listId: string,
     addresses: readonly UploadedAddress[],
+    merge: boolean,
   ): Promise<void> {
     for (let start = 0; start < addresses.length; start += ADDRESS_WRITE) {
       const slice = addresses.slice(start, start + ADDRESS_WRITE);
-      await writes.add(() => this.#deps.lists.addAddresses(listId, slice, this.#now()));
+      await writes.add(() => this.#deps.lists.addAddresses(listId, slice, this.#now(), merge));
     }
   }
 

@@ -197,10 +197,17 @@ export interface ListStore extends WebhookOutbox {
   addRows(listId: string, rows: readonly UploadedRow[], now: Date): Promise<void>;
   /**
    * Stores an upload's unique addresses, best given sorted by domain then key (the order they are
-   * stored in); an address stored before merges (its rows add up, its first row stays the first).
-   * The upload's month is kept as the charge month to be, so charging rewrites it in place.
+   * stored in). With `merge`, an address stored before merges (its rows add up, its first row stays
+   * the first); without it the caller knows none was (the upload's addresses came in one gathering),
+   * and a store may insert them plainly. The upload's month is kept as the charge month to be, so
+   * charging rewrites it in place.
    */
-  addAddresses(listId: string, addresses: readonly UploadedAddress[], now: Date): Promise<void>;
+  addAddresses(
+    listId: string,
+    addresses: readonly UploadedAddress[],
+    now: Date,
+    merge: boolean,
+  ): Promise<void>;
   /**
    * Counts the rows and addresses and makes the list `queued`. The name and webhook are set here:
    * a streamed JSON upload may name them after its rows.

@@ -176,3 +176,79 @@ describe('an upload that fails half-way', () => {
     });
   }
 });
+
+describe('an upload’s addresses', () => {
+  let dataDir: string;
+  let store: Store;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'mailvet-upload-gatherings-'));
+    store = await openStore({ dataDir });
+  });
+  after(async () => {
+    await store?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** Uploads `emails` with a gathering of `capacity`; the merge flag of every addAddresses call. */
+  async function upload(emails: readonly string[], capacity?: number) {
+    const key = await createKey(store);
+    const merges: boolean[] = [];
+    const real = store.lists;
+    const lists = new Proxy(real, {
+      get: (target, name) => {
+        if (name === 'addAddresses') {
+          return (...args: Parameters<ListStore['addAddresses']>) => {
+            merges.push(args[3]);
+            return real.addAddresses(...args);
+          };
+        }
+        const value = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const service = new ListService({
+      lists,
+      queue: { enqueue: async () => {} },
+      webhookTargets: { refusal: async () => null },
+      ...(capacity !== undefined && { uniqueAddressCapacity: capacity }),
+    });
+    async function* rows(): AsyncGenerator<IncomingRow> {
+      for (const email of emails) yield { email };
+    }
+    const list = await service.create(
+      { accountId: key.accountId, apiKeyId: key.id, source: 'json', header: null },
+      rows(),
+      () => ({ name: 'gathered', webhookUrl: null }),
+    );
+    const pending = await store.lists.pendingAddresses(list.id, null, 100);
+    return {
+      merges,
+      unique: list.counts.unique,
+      addresses: pending.map((one) => [one.addressKey, one.firstRow, one.rowCount]),
+    };
+  }
+
+  const emails = ['a@x.test', 'b@x.test', 'a@X.test', 'c@x.test', 'b@x.test', 'd@x.test', 'a@x.test'];
+  const stored = [
+    ['a@x.test', 1, 3],
+    ['b@x.test', 2, 2],
+    ['c@x.test', 4, 1],
+    ['d@x.test', 6, 1],
+  ];
+
+  it('go to the store as new ones when they were gathered in one piece', async () => {
+    const { merges, unique, addresses } = await upload(emails);
+    assert.deepEqual(merges, [false]);
+    assert.equal(unique, 4);
+    assert.deepEqual(addresses, stored);
+  });
+
+  it('merge with those stored before once a gathering was handed over early', async () => {
+    const { merges, unique, addresses } = await upload(emails, 2);
+    assert.ok(merges.length >= 3, `${merges.length} handovers`);
+    assert.ok(merges.every((merge) => merge));
+    assert.equal(unique, 4);
+    assert.deepEqual(addresses, stored, 'the same addresses, counts and first rows');
+  });
+});

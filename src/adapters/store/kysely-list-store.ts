@@ -79,8 +79,13 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
     return this.#writes.addRows(listId, rows, now);
   }
 
-  addAddresses(listId: string, addresses: readonly UploadedAddress[], now: Date): Promise<void> {
-    return this.#writes.addAddresses(listId, addresses, now);
+  addAddresses(
+    listId: string,
+    addresses: readonly UploadedAddress[],
+    now: Date,
+    merge: boolean,
+  ): Promise<void> {
+    return this.#writes.addAddresses(listId, addresses, now, merge);
   }
 
   async finishUpload(

@@ -57,7 +57,10 @@ const JSON_OBJECT = 0x7b;
 /** A stored result back: the compact form, or JSON as text or bytes. */
 export function decodeResult(stored: string | Uint8Array): VerificationResult {
   if (typeof stored === 'string') return JSON.parse(stored) as VerificationResult;
-  if (stored[0] === JSON_OBJECT) return JSON.parse(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('utf8')) as VerificationResult;
+  if (stored[0] === JSON_OBJECT)
+    return JSON.parse(
+      Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('utf8'),
+    ) as VerificationResult;
   const dictionary = DICTIONARIES[stored[0]!];
   if (dictionary === undefined) throw new Error(`a stored result of an unknown form (${stored[0]})`);
   const json = inflateRawSync(stored.subarray(1), { ...INFLATE, dictionary });

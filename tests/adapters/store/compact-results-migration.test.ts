@@ -30,13 +30,7 @@ function oldResult(): VerificationResult {
     ...base,
     evidence: {
       ...base.evidence,
-      smtp_reply: {
-        stage: 'rcpt',
-        code: 550,
-        enhanced_code: '5.1.1',
-        message: 'Boîte "zoë" inconnue \\ C:\\mail\\users',
-        at: AT,
-      },
+      smtp_reply: { code: 550, enhanced_code: '5.1.1', message: 'Boîte "zoë" inconnue \\ C:\\mail\\users' },
     },
   };
 }
@@ -48,7 +42,9 @@ async function seedPreviousRelease(db: Kysely<DatabaseSchema>, schema?: string):
     VALUES ('key', 'acct', 'k', 'pro', 'hash', 'mv_live_x', ${AT})`.execute(db);
   await sql`INSERT INTO lists (id, account_id, api_key_id, name, state, source, total_rows, unique_addresses,
       processed_rows, processed_addresses, count_invalid, created_at, updated_at, started_at)
-    VALUES ('lst_old', 'acct', 'key', 'Old', 'running', 'json', 3, 3, 1, 1, 1, ${AT}, ${AT}, ${AT})`.execute(db);
+    VALUES ('lst_old', 'acct', 'key', 'Old', 'running', 'json', 3, 3, 1, 1, 1, ${AT}, ${AT}, ${AT})`.execute(
+    db,
+  );
   const addresses = ['zoë@a.test', 'new@a.test', 'later@a.test'];
   for (const [index, key] of addresses.entries()) {
     const done = index === 0;
@@ -80,12 +76,14 @@ async function storedResults(db: Kysely<DatabaseSchema>): Promise<Map<string, st
 async function checkUpgrade(options: StoreOptions): Promise<void> {
   const store = await openStore({ ...options, plans: BUILT_IN_PLANS });
   const saved = verificationResult('new@a.test', 'VALID');
-  const deferred = verificationResult('later@a.test', 'UNKNOWN', { reason: 'greylisted' });
+  const deferred = verificationResult('later@a.test', 'PROBABLY_VALID', { reason: 'greylisted' });
   try {
     const { lists } = store;
     assert.deepEqual((await lists.resultRows('lst_old', 0, 1))[0]?.result, oldResult());
     await lists.saveResults('lst_old', [{ addressKey: 'new@a.test', result: saved }]);
-    await lists.deferAddresses('lst_old', [{ addressKey: 'later@a.test', result: deferred, retryAt: new Date(AT) }]);
+    await lists.deferAddresses('lst_old', [
+      { addressKey: 'later@a.test', result: deferred, retryAt: new Date(AT) },
+    ]);
     assert.deepEqual((await lists.resultRows('lst_old', 1, 1))[0]?.result, saved);
   } finally {
     await store.close();

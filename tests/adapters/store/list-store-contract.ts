@@ -211,6 +211,28 @@ export function listStoreContract(target: ListStoreContractTarget): void {
     };
 
     describe('uploads', () => {
+      it('stores the addresses of an upload gathered in one piece as new ones (no merge)', async () => {
+        const key = await newKey();
+        const id = await lists.beginList(newList(key), at(0));
+        const rows = [
+          row(1, 'ann@example.test'),
+          row(2, 'bob@example.test'),
+          row(3, 'ann@EXAMPLE.test'),
+          row(4, 'cy@other.test'),
+        ];
+        await addUploadRows(lists, id, rows, at(0), false);
+        const list = await lists.finishUpload(id, at(1), { name: 'plain', webhookUrl: null });
+        assert.deepEqual([list.counts.total, list.counts.unique], [4, 3]);
+        assert.deepEqual(
+          (await walkPending(id, 10)).map((one) => [one.addressKey, one.email, one.firstRow, one.rowCount]),
+          [
+            ['ann@example.test', 'ann@example.test', 1, 2],
+            ['bob@example.test', 'bob@example.test', 2, 1],
+            ['cy@other.test', 'cy@other.test', 4, 1],
+          ],
+        );
+      });
+
       it('hides a list until its upload finishes, then counts rows and unique addresses', async () => {
         const key = await newKey();
         const header = ['email', 'name'];

@@ -27,7 +27,9 @@ function onSqlite(db: Kysely<unknown>): boolean {
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (onSqlite(db)) return;
   await sql`alter table list_addresses set (fillfactor = 60)`.execute(db);
-  await sql`alter table list_addresses alter column result type bytea using convert_to(result, 'UTF8')`.execute(db);
+  await sql`alter table list_addresses alter column result type bytea using convert_to(result, 'UTF8')`.execute(
+    db,
+  );
 }
 
 /** Back to JSON text: the compact results are decoded here (SQL cannot), then the type changes. */
@@ -41,8 +43,12 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     if (rows.length === 0) break;
     for (const row of rows) {
       await sql`update list_addresses set result = convert_to(${JSON.stringify(decodeResult(row.result))}, 'UTF8')
-         where list_id = ${row.list_id} and domain = ${row.domain} and address_key = ${row.address_key}`.execute(db);
+         where list_id = ${row.list_id} and domain = ${row.domain} and address_key = ${row.address_key}`.execute(
+        db,
+      );
     }
   }
-  await sql`alter table list_addresses alter column result type text using convert_from(result, 'UTF8')`.execute(db);
+  await sql`alter table list_addresses alter column result type text using convert_from(result, 'UTF8')`.execute(
+    db,
+  );
 }

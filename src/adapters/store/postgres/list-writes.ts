@@ -29,7 +29,7 @@ export function postgresListWrites(db: Kysely<DatabaseSchema>): ListWrites {
   return {
     chargeAddresses: chargeAddresses(db),
     addRows: (listId, rows, now) => addRows(db, listId, rows, now),
-    addAddresses: (listId, addresses, now) => addAddresses(db, listId, addresses, now),
+    addAddresses: (listId, addresses, now, merge) => addAddresses(db, listId, addresses, now, merge),
     saveResults: (listId, results) =>
       db.transaction().execute(async (trx) => {
         if (!(await holdLiveList(trx, listId))) return;
@@ -137,6 +137,7 @@ async function addAddresses(
   listId: string,
   addresses: readonly UploadedAddress[],
   now: Date,
+  merge: boolean,
 ): Promise<void> {
   if (addresses.length === 0) {
     await touchList(db, listId, now).execute();
@@ -144,7 +145,7 @@ async function addAddresses(
   }
   const month = monthOf(now);
   const column = <T>(value: (address: UploadedAddress) => T) => addresses.map(value);
-  await db
+  const insert = db
     .with('touched', (db) => touchList(db, listId, now))
     .insertInto('list_addresses')
     .columns(['list_id', 'charged_month', 'domain', 'address_key', 'first_row', 'email', 'row_count'])
@@ -155,7 +156,14 @@ async function addAddresses(
         ${column((address) => address.firstRow)}::bigint[],
         ${column((address) => address.email)}::text[],
         ${column((address) => address.rowCount)}::bigint[])`,
-    )
+    );
+  // A plain insert when nothing can be there yet: ON CONFLICT probes the key before each insert and
+  // logs a confirmation after it (5 MB of the 69 MB of WAL of a 100,000-row upload, and a tenth of its time).
+  if (!merge) {
+    await insert.execute();
+    return;
+  }
+  await insert
     // An address stored before keeps its first row (and the email as that row wrote it).
     .onConflict((conflict) =>
       conflict.columns(['list_id', 'domain', 'address_key']).doUpdateSet({
