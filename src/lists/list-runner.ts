@@ -34,7 +34,12 @@ export interface ListRunnerDeps {
   lanes?: number;
   /** Addresses verified at once per lane (default 32). */
   concurrency?: number;
-  /** Addresses read (and charged) per step (default 200). */
+  /**
+   * Addresses read (and charged) per step (default 500): a step costs a few statements whatever
+   * its size (the list's state and key, the pending addresses, the charge's transaction), and on
+   * PostgreSQL each is a round trip; 1,000 measured no faster than 500, 200 was 7 % slower (with
+   * results in groups of 250 then, `ResultBuffer`).
+   */
   batchSize?: number;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
