@@ -114,13 +114,30 @@ export class KyselyListStore extends KyselyWebhookDeliveries implements ListStor
       .where('id', '=', listId)
       .where('state', '=', 'uploading')
       .execute();
-    // PostgreSQL plans the list's reads from its statistics, which autovacuum refreshes only later:
-    // on stale ones (a few hundred rows where there are a million) every page of results joined
-    // the whole list. ANALYZE samples a bounded number of rows, whatever the tables' size.
-    if (this.#kind === 'postgres') await sql`analyze list_rows, list_addresses`.execute(this.#db);
+    if (this.#kind === 'postgres') {
+      await this.#refreshStatistics(Number(totals.total_rows), Number(totals.unique_addresses));
+    }
     const list = await this.getList(listId);
     if (list === null) throw new Error(`list ${listId} vanished while its upload finished`);
     return list;
+  }
+
+  /**
+   * PostgreSQL plans the list's reads from its statistics, which autovacuum refreshes only later:
+   * on stale ones (a few hundred rows where there are a million) every page of results joined the
+   * whole list. So a table this upload grew by more than a tenth of what its statistics count (or
+   * never counted) is analyzed now. Not every time: ANALYZE reads a sample of 30,000 rows, pages
+   * all over a large shared table, for an upload that changed nothing its plans depend on.
+   */
+  async #refreshStatistics(rows: number, addresses: number): Promise<void> {
+    const added: Record<string, number> = { list_rows: rows, list_addresses: addresses };
+    const { rows: tables } = await sql<{ name: string; counted: number }>`
+      select relname as name, reltuples as counted from pg_class
+       where oid in ('list_rows'::regclass, 'list_addresses'::regclass)`.execute(this.#db);
+    const stale = tables
+      .filter(({ name, counted }) => Number(counted) < 0 || (added[name] ?? 0) * 10 > Number(counted))
+      .map(({ name }) => sql.table(name));
+    if (stale.length > 0) await sql`analyze ${sql.join(stale)}`.execute(this.#db);
   }
 
   async deleteList(listId: string): Promise<void> {
