@@ -35,7 +35,7 @@ function line(f: ListFigures): string {
   return (
     `${fmt(f.rowsPerSec)} rows/s (${fmt(f.processingRowsPerSec)} after the 202), ` +
     `${fmt(perRow)} bytes written a row, peak RSS ${fmt(f.rss.peakMb)} MB (${fmt(f.rss.peakWithDownloadMb)} with the download), ` +
-    `${f.storage === 'sqlite' ? 'data directory' : 'tables'} ${fmt(f.dataDirMb)} MB at the end`
+    `${f.storage === 'sqlite' ? 'data directory' : 'tables'} ${fmt(f.storedMb)} MB at the end`
   );
 }
 const best = (tree: 'A' | 'B') =>

@@ -104,7 +104,7 @@ export interface ListFigures {
    * What the data takes once the list completed, MB: SQLite's data directory (database, WAL), or
    * the tables of the server's schema on PostgreSQL (with their indexes and TOAST).
    */
-  dataDirMb: number;
+  storedMb: number;
   /** What the SMTP hosts saw. */
   smtp: { connections: number; mailCommands: number; rcptCommands: number };
   /** Targets: ≥ 4,000 rows/s (twice the first floor of 2,000) and ≤ 300 MB peak RSS. */
@@ -254,7 +254,7 @@ export async function benchLists(options: ListBenchOptions = {}): Promise<ListFi
       uploadWriteMb: writtenByUpload / MB,
       storage: postgres === undefined ? 'sqlite' : 'postgres',
       ...(postgres && { checkpointsDuring: (await checkpointsMade(postgres.url)) - checkpointsBefore }),
-      dataDirMb:
+      storedMb:
         (postgres === undefined ? await directoryBytes(dataDir) : await tableBytes(postgres.url)) / MB,
       smtp: {
         connections: sum((h) => h.stats.connections),
@@ -316,8 +316,8 @@ export function printListFigures(f: ListFigures): void {
   console.log(
     `  ${what}  ${fmt(f.diskWriteMb)} MB (${how}), ${fmt((f.diskWriteMb * MB) / f.rows)} bytes a row (target ≤ 2,048); ${fmt(f.uploadWriteMb)} MB of it by the upload`,
   );
-  if (f.storage === 'sqlite') console.log(`  data directory at the end     ${fmt(f.dataDirMb)} MB`);
-  else console.log(`  tables at the end             ${fmt(f.dataDirMb)} MB (with indexes)`);
+  if (f.storage === 'sqlite') console.log(`  data directory at the end     ${fmt(f.storedMb)} MB`);
+  else console.log(`  tables at the end             ${fmt(f.storedMb)} MB (with indexes)`);
   if (f.checkpointsDuring !== undefined) {
     console.log(
       `  PostgreSQL checkpoints        ${f.checkpointsDuring} during the run (one made just before it)`,

@@ -150,7 +150,7 @@ export class ListService {
       let batchBytes = 0;
       let rowNumber = 0;
       const unique = new UniqueAddresses(this.#deps.uniqueAddressCapacity);
-      let gatherings = 0;
+      let handedOver = false;
       for await (const row of rows) {
         rowNumber += 1;
         if (limits !== undefined && rowNumber > limits.rows) throw storedRowsError(limits.maxStoredRows);
@@ -173,14 +173,14 @@ export class ListService {
         }
         const full = unique.add(uploaded);
         if (full !== null) {
-          gatherings += 1;
+          handedOver = true;
           await this.#storeAddresses(writes, listId, full, true);
         }
       }
       if (batch.length > 0) await storeRows(batch);
       // Gathered in one piece, the addresses are new to the list: nothing to merge. Once a gathering
       // was handed over, every one merges (two in flight at once could meet the same address).
-      await this.#storeAddresses(writes, listId, unique.take(), gatherings > 0);
+      await this.#storeAddresses(writes, listId, unique.take(), handedOver);
       await writes.drain();
       const finalDetails = details();
       await this.checkWebhookTarget(finalDetails.webhookUrl);

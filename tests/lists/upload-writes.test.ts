@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/adapters/store/open-store.ts';
-import { type IncomingRow, ListService } from '../../src/lists/list-service.ts';
+import { type IncomingRow, ListService, type ListServiceDeps } from '../../src/lists/list-service.ts';
 import type { ListStore } from '../../src/lists/ports.ts';
 import { UploadError } from '../../src/lists/upload/upload-error.ts';
 import { WriteAhead } from '../../src/lists/upload/write-ahead.ts';
@@ -96,19 +96,41 @@ describe('WriteAhead', () => {
   });
 });
 
+// One real SQLite store for the uploads below.
+let dataDir: string;
+let store: Store;
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mailvet-upload-writes-'));
+  store = await openStore({ dataDir });
+});
+after(async () => {
+  await store?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The store's lists as they are, but for the methods given. */
+function listsWith(overrides: Partial<ListStore>): ListStore {
+  return new Proxy(store.lists, {
+    get: (target, name) => {
+      const own = overrides[name as keyof ListStore];
+      if (own !== undefined) return own;
+      const value = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A list service on `lists`, with no queue to speak of and every webhook target allowed. */
+function serviceOn(lists: ListStore, deps: Partial<ListServiceDeps> = {}): ListService {
+  return new ListService({
+    lists,
+    queue: { enqueue: async () => {} },
+    webhookTargets: { refusal: async () => null },
+    ...deps,
+  });
+}
+
 describe('an upload that fails half-way', () => {
-  let dataDir: string;
-  let store: Store;
-
-  before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'mailvet-upload-writes-'));
-    store = await openStore({ dataDir });
-  });
-  after(async () => {
-    await store?.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
   for (const uploadWritesInFlight of [1, 2]) {
     it(`is deleted only after its writes in flight landed, and leaves no rows (${uploadWritesInFlight} in flight)`, async () => {
       const key = await createKey(store);
@@ -133,19 +155,7 @@ describe('an upload that fails half-way', () => {
           await real.deleteList(listId);
         },
       };
-      const lists = new Proxy(real, {
-        get: (target, name) => {
-          if (name === 'addRows' || name === 'deleteList') return slow[name];
-          const value = Reflect.get(target, name);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
-      const service = new ListService({
-        lists,
-        queue: { enqueue: async () => {} },
-        webhookTargets: { refusal: async () => null },
-        uploadWritesInFlight,
-      });
+      const service = serviceOn(listsWith(slow), { uploadWritesInFlight });
       let listId = '';
       async function* rows(): AsyncGenerator<IncomingRow> {
         for (let i = 0; i < 2_500; i += 1) yield { email: `user${i}@example.test` };
@@ -178,41 +188,18 @@ describe('an upload that fails half-way', () => {
 });
 
 describe('an upload’s addresses', () => {
-  let dataDir: string;
-  let store: Store;
-
-  before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'mailvet-upload-gatherings-'));
-    store = await openStore({ dataDir });
-  });
-  after(async () => {
-    await store?.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
   /** Uploads `emails` with a gathering of `capacity`; the merge flag of every addAddresses call. */
   async function upload(emails: readonly string[], capacity?: number) {
     const key = await createKey(store);
     const merges: boolean[] = [];
     const real = store.lists;
-    const lists = new Proxy(real, {
-      get: (target, name) => {
-        if (name === 'addAddresses') {
-          return (...args: Parameters<ListStore['addAddresses']>) => {
-            merges.push(args[3]);
-            return real.addAddresses(...args);
-          };
-        }
-        const value = Reflect.get(target, name);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const lists = listsWith({
+      addAddresses: (...args) => {
+        merges.push(args[3]);
+        return real.addAddresses(...args);
       },
     });
-    const service = new ListService({
-      lists,
-      queue: { enqueue: async () => {} },
-      webhookTargets: { refusal: async () => null },
-      ...(capacity !== undefined && { uniqueAddressCapacity: capacity }),
-    });
+    const service = serviceOn(lists, capacity === undefined ? {} : { uniqueAddressCapacity: capacity });
     async function* rows(): AsyncGenerator<IncomingRow> {
       for (const email of emails) yield { email };
     }

@@ -5,7 +5,7 @@
  * once each: the smaller the result, the fewer pages a save dirties.
  *
  * PostgreSQL stores the same form (a bytea since migration 0020): as JSON text, the row version
- * each save writes carried a kilobyte to the WAL, half of what a list job wrote there.
+ * each save writes carried a kilobyte to the WAL, two fifths of what a list job wrote there.
  *
  * The first byte names the dictionary, so a later one can be added beside it; a result stored as
  * JSON (text, or its UTF-8 bytes where 0020 turned PostgreSQL's text into bytea) is read as it is.

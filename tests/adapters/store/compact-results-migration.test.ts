@@ -18,7 +18,7 @@ import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
 import { createSqliteDatabase } from '../../../src/adapters/store/sqlite/database.ts';
 import type { VerificationResult } from '../../../src/verification/report.ts';
 import { verificationResult } from './list-store-contract.ts';
-import { migrateToRelease, upgradeTests } from './previous-release.ts';
+import { migrateToRelease, seedAccountWithKey, upgradeTests } from './previous-release.ts';
 
 const PREVIOUS_RELEASE = '0019-hubspot-watches';
 const AT = '2026-03-04T05:06:07.089Z';
@@ -37,9 +37,7 @@ function oldResult(): VerificationResult {
 
 async function seedPreviousRelease(db: Kysely<DatabaseSchema>, schema?: string): Promise<void> {
   await migrateToRelease(db, PREVIOUS_RELEASE, schema);
-  await sql`INSERT INTO accounts (id, name, created_at) VALUES ('acct', 'Before', ${AT})`.execute(db);
-  await sql`INSERT INTO api_keys (id, account_id, name, plan, key_hash, display_prefix, created_at)
-    VALUES ('key', 'acct', 'k', 'pro', 'hash', 'mv_live_x', ${AT})`.execute(db);
+  await seedAccountWithKey(db, AT);
   await sql`INSERT INTO lists (id, account_id, api_key_id, name, state, source, total_rows, unique_addresses,
       processed_rows, processed_addresses, count_invalid, created_at, updated_at, started_at)
     VALUES ('lst_old', 'acct', 'key', 'Old', 'running', 'json', 3, 3, 1, 1, 1, ${AT}, ${AT}, ${AT})`.execute(

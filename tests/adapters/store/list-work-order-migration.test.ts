@@ -10,7 +10,7 @@ import { type Kysely, sql } from 'kysely';
 import { BUILT_IN_PLANS } from '../../../src/accounts/plans.ts';
 import { openStore, type StoreOptions } from '../../../src/adapters/store/open-store.ts';
 import type { DatabaseSchema } from '../../../src/adapters/store/schema.ts';
-import { migrateToRelease, upgradeTests } from './previous-release.ts';
+import { migrateToRelease, seedAccountWithKey, upgradeTests } from './previous-release.ts';
 import { atMost } from './store-fixtures.ts';
 
 const PREVIOUS_RELEASE = '0015-user-operators';
@@ -29,9 +29,7 @@ function storedResult(email: string, status: string) {
 
 async function seedPreviousRelease(db: Kysely<DatabaseSchema>, schema?: string): Promise<void> {
   await migrateToRelease(db, PREVIOUS_RELEASE, schema);
-  await sql`INSERT INTO accounts (id, name, created_at) VALUES ('acct', 'Before', ${AT})`.execute(db);
-  await sql`INSERT INTO api_keys (id, account_id, name, plan, key_hash, display_prefix, created_at)
-    VALUES ('key', 'acct', 'k', 'pro', 'hash', 'mv_live_x', ${AT})`.execute(db);
+  await seedAccountWithKey(db, AT);
   await sql`INSERT INTO lists (id, account_id, api_key_id, name, state, source, total_rows, unique_addresses,
       processed_rows, processed_addresses, count_valid, created_at, updated_at, started_at)
     VALUES ('lst_old', 'acct', 'key', 'Old', 'running', 'json', 5, 4, 1, 1, 1, ${AT}, ${AT}, ${AT})`.execute(

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { BUILT_IN_PLANS } from '../../../src/accounts/plans.ts';
 import { migrationProviderFor } from '../../../src/adapters/store/migrations/index.ts';
@@ -71,4 +71,11 @@ export async function migrateToRelease(
   });
   const { error } = await migrator.migrateTo(release);
   if (error) throw error;
+}
+
+/** The account `acct` and its key `key` (plan pro), as an earlier release stored them at `at`. */
+export async function seedAccountWithKey(db: Kysely<DatabaseSchema>, at: string): Promise<void> {
+  await sql`INSERT INTO accounts (id, name, created_at) VALUES ('acct', 'Before', ${at})`.execute(db);
+  await sql`INSERT INTO api_keys (id, account_id, name, plan, key_hash, display_prefix, created_at)
+    VALUES ('key', 'acct', 'k', 'pro', 'hash', 'mv_live_x', ${at})`.execute(db);
 }
