@@ -41,6 +41,15 @@ const READS_OWN_FILES = ['@fastify/swagger-ui', '@fastify/swagger'];
 
 const CHUNKS = 'dist/cli/chunks';
 
+/**
+ * Packages that bundled ones require at load but call only on rare paths, with the functions they
+ * call: the bundle holds a stand-in that requires the package from node_modules at the first call.
+ * yaml (160 KB) serves the OpenAPI document as YAML (`/docs/yaml`); glob (100 KB) is
+ * @fastify/static's listing of a folder at registration, which the dashboard's wildcard route
+ * never asks for. Every start parsed both.
+ */
+const DEFERRED = { yaml: ['parse', 'stringify'], glob: ['glob'] };
+
 // Bundled CommonJS packages call require() for Node's built-ins, and an ES module has no require;
 // `__bundleDir` serves READS_OWN_FILES.
 const BANNER = [
@@ -73,6 +82,43 @@ const ownFilesPlugin = {
   },
 };
 
+/**
+ * The esbuild plugin that replaces DEFERRED packages, where a bundled package requires them, by
+ * their stand-ins. A stand-in finds the package where esbuild resolved it, seen from the chunk.
+ */
+const deferredPlugin = {
+  name: 'deferred',
+  setup(build) {
+    const names = Object.keys(DEFERRED);
+    const filter = new RegExp(`^(?:${names.join('|')})$`);
+    build.onResolve({ filter }, async (args) => {
+      if (args.pluginData?.deferred) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: 'require-call',
+        resolveDir: args.resolveDir,
+        pluginData: { deferred: true },
+      });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      return { path: resolved.path, namespace: 'deferred', pluginData: { name: args.path } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'deferred' }, (args) => {
+      const target = JSON.stringify(relative(`${root}${CHUNKS}`, args.path).split(sep).join('/'));
+      const calls = DEFERRED[args.pluginData.name].map(
+        (name) => `export const ${name} = (...args) => load().${name}(...args);`,
+      );
+      return {
+        contents: [
+          'let loaded;',
+          `const load = () => (loaded ??= __bundleRequire(import.meta.url)(__bundleDir(${target})));`,
+          ...calls,
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: root,
+      };
+    });
+  },
+};
+
 /** Bundles the CLI into dist/cli/; throws on the first error (esbuild prints it). */
 export async function bundle() {
   let esbuild;
@@ -94,7 +140,7 @@ export async function bundle() {
     target: 'node20.19',
     external: EXTERNAL,
     banner: { js: BANNER },
-    plugins: [ownFilesPlugin],
+    plugins: [ownFilesPlugin, deferredPlugin],
     // Whitespace and syntax only: a tenth less to parse and hold, the same names in stack traces
     // (source positions with NODE_OPTIONS=--enable-source-maps). Names are not pinned (keepNames
     // costs 6 % of a start): a function whose name collides with another's in its chunk is renamed

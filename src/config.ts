@@ -2,59 +2,62 @@
  * Configuration: parsed once at start-up from the environment by one schema.
  * Each key is documented beside its parser; README's configuration table mirrors this file.
  */
-import { z } from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
+
+// zod's functional build (zod/mini) holds a twentieth of the code the chained one makes every
+// start load and compile; its messages are English only once told so.
+z.config(en());
+
+/** `schema`, then `transform` of its output. */
+const then = <S extends z.ZodMiniType, O>(
+  schema: S,
+  transform: (value: z.output<S>, ctx: z.core.ParsePayload) => O,
+) => z.pipe(schema, z.transform(transform));
+
+/** Records why the value is refused; the transform then returns `z.NEVER`. */
+function refuse(ctx: z.core.ParsePayload, message: string): void {
+  ctx.issues.push({ code: 'custom', message, input: ctx.value });
+}
 
 const booleanFlag = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-    .optional()
-    .transform((value) =>
-      value === undefined || value === '' ? fallback : ['true', '1', 'yes'].includes(value),
-    );
+  then(z.optional(z.enum(['true', 'false', '1', '0', 'yes', 'no', ''])), (value) =>
+    value === undefined || value === '' ? fallback : ['true', '1', 'yes'].includes(value),
+  );
 
 const integer = (fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value.trim() === '') return fallback;
-      const parsed = Number(value);
-      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return parsed;
-    });
+  then(z.optional(z.string()), (value, ctx) => {
+    if (value === undefined || value.trim() === '') return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      refuse(ctx, `must be an integer from ${min} to ${max}`);
+      return z.NEVER;
+    }
+    return parsed;
+  });
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+const optionalText = then(z.optional(z.string()), (value) =>
+  value === undefined || value.trim() === '' ? undefined : value.trim(),
+);
 
 /** `host[:port]` entries, comma-separated; IPv6 as `[::1]:53`. */
-const dnsServers = z
-  .string()
-  .optional()
-  .transform((value) =>
-    (value ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry.length > 0),
-  );
+const dnsServers = then(z.optional(z.string()), (value) =>
+  (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0),
+);
 
 /** Comma-separated names, lower-cased; unset means `fallback`, set but empty means none. */
 const nameList = (fallback: readonly string[]) =>
-  z
-    .string()
-    .optional()
-    .transform((value) =>
-      value === undefined
-        ? [...fallback]
-        : value
-            .split(',')
-            .map((entry) => entry.trim().toLowerCase())
-            .filter((entry) => entry.length > 0),
-    );
+  then(z.optional(z.string()), (value) =>
+    value === undefined
+      ? [...fallback]
+      : value
+          .split(',')
+          .map((entry) => entry.trim().toLowerCase())
+          .filter((entry) => entry.length > 0),
+  );
 
 /** One SOCKS5 egress of the SMTP probe (an entry of MAILVET_SMTP_PROXY). */
 export interface SmtpProxy {
@@ -74,29 +77,26 @@ const HELO_NAME =
  * `socks5://[user:pass@]host:port[#helo=name]` entries, comma-separated. A bad entry is named by
  * its number and its text with the password masked: start-up errors end up in logs.
  */
-const smtpProxies = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
-    const entries = (value ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry.length > 0);
-    const proxies: SmtpProxy[] = [];
-    const seen = new Set<string>();
-    entries.forEach((entry, index) => {
-      const parsed = parseSmtpProxy(entry);
-      const key = typeof parsed === 'string' ? '' : `${parsed.user ?? ''}@${parsed.host}:${parsed.port}`;
-      const problem = typeof parsed === 'string' ? parsed : seen.has(key) ? 'listed twice' : null;
-      if (problem !== null) {
-        ctx.addIssue({ code: 'custom', message: `entry ${index + 1} (${maskPassword(entry)}): ${problem}` });
-      } else if (typeof parsed !== 'string') {
-        seen.add(key);
-        proxies.push(parsed);
-      }
-    });
-    return proxies;
+const smtpProxies = then(z.optional(z.string()), (value, ctx) => {
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  const proxies: SmtpProxy[] = [];
+  const seen = new Set<string>();
+  entries.forEach((entry, index) => {
+    const parsed = parseSmtpProxy(entry);
+    const key = typeof parsed === 'string' ? '' : `${parsed.user ?? ''}@${parsed.host}:${parsed.port}`;
+    const problem = typeof parsed === 'string' ? parsed : seen.has(key) ? 'listed twice' : null;
+    if (problem !== null) {
+      refuse(ctx, `entry ${index + 1} (${maskPassword(entry)}): ${problem}`);
+    } else if (typeof parsed !== 'string') {
+      seen.add(key);
+      proxies.push(parsed);
+    }
   });
+  return proxies;
+});
 
 /** One proxy entry, or what is wrong with it (never quoting it). */
 function parseSmtpProxy(entry: string): SmtpProxy | string {
@@ -159,11 +159,11 @@ export interface MailRelay {
  * the start; 465), `smtp://…?tls=none` (plain text: loopback only). Problems never quote the URL:
  * its password would end up in logs.
  */
-const mailRelay = optionalText.transform((value, ctx) => {
+const mailRelay = then(optionalText, (value, ctx) => {
   if (value === undefined) return undefined;
   const parsed = parseMailRelay(value);
   if (typeof parsed !== 'string') return parsed;
-  ctx.addIssue({ code: 'custom', message: parsed });
+  refuse(ctx, parsed);
   return z.NEVER;
 });
 
@@ -214,7 +214,7 @@ const envSchema = z.object({
   /** Listen port of the HTTP API and dashboard. */
   PORT: integer(8080, 0, 65535),
   /** Listen address. */
-  HOST: optionalText.transform((value) => value ?? '0.0.0.0'),
+  HOST: then(optionalText, (value) => value ?? '0.0.0.0'),
   /** Open sockets in all; Node drops new ones past it. */
   MAILVET_MAX_CONNECTIONS: integer(10_000, 1, 1_000_000),
   /** Open sockets from one client address (behind a proxy: the proxy's; limit clients there). */
@@ -231,7 +231,7 @@ const envSchema = z.object({
   /** An idle keep-alive socket is closed after this, ms. */
   MAILVET_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 600_000),
   /** SQLite file and local state in embedded mode. */
-  MAILVET_DATA_DIR: optionalText.transform((value) => value ?? './data'),
+  MAILVET_DATA_DIR: then(optionalText, (value) => value ?? './data'),
   /** PostgreSQL URL: switches the store to PostgreSQL (scale-out). */
   DATABASE_URL: optionalText,
   /** Redis URL: switches rate limits, caches and the queue to Redis (scale-out). */
@@ -242,20 +242,22 @@ const envSchema = z.object({
    */
   MAILVET_REDIS_TIMEOUT_MS: integer(150, 10, 10_000),
   /** 32 bytes as 64 hex digits; generated into the data dir in embedded mode when unset. */
-  MAILVET_SECRET_KEY: optionalText.refine((value) => value === undefined || /^[0-9a-fA-F]{64}$/.test(value), {
-    message: 'must be 64 hex digits (32 bytes)',
-  }),
+  MAILVET_SECRET_KEY: optionalText.check(
+    z.refine((value) => value === undefined || /^[0-9a-fA-F]{64}$/.test(value), {
+      message: 'must be 64 hex digits (32 bytes)',
+    }),
+  ),
   /** JSON file of plans; built-in plans when unset. */
   MAILVET_PLANS: optionalText,
   /**
    * The plan new accounts get: sign-up, and `accounts create` or `keys create` without --plan. Its
    * name is checked here, and at start against the plans in force (built-in or MAILVET_PLANS).
    */
-  MAILVET_DEFAULT_PLAN: optionalText
-    .transform((value) => value ?? 'free')
-    .refine((value) => /^[a-z0-9_-]{1,40}$/.test(value), {
+  MAILVET_DEFAULT_PLAN: then(optionalText, (value) => value ?? 'free').check(
+    z.refine((value) => /^[a-z0-9_-]{1,40}$/.test(value), {
       message: 'must be a plan name: 1-40 of a-z 0-9 _ -',
     }),
+  ),
   /** DNS servers, comma-separated `host[:port]`; the system's resolvers when unset. */
   MAILVET_DNS_SERVERS: dnsServers,
   /** Probe mailboxes over SMTP. */
@@ -311,26 +313,20 @@ const envSchema = z.object({
    * Mailchimp's API base, `{dc}` replaced by the account's data centre; `/3.0/…` is appended (tests
    * and the local demo point it at the emulator).
    */
-  MAILVET_MAILCHIMP_BASE_URL: optionalText
-    .transform((value) => value ?? 'https://{dc}.api.mailchimp.com')
-    .refine((value) => value.includes('{dc}') && isHttpUrl(value.replace('{dc}', 'us1')), {
+  MAILVET_MAILCHIMP_BASE_URL: then(optionalText, (value) => value ?? 'https://{dc}.api.mailchimp.com').check(
+    z.refine((value) => value.includes('{dc}') && isHttpUrl(value.replace('{dc}', 'us1')), {
       message: 'must be an http(s) URL with {dc} in it, such as https://{dc}.api.mailchimp.com',
     }),
+  ),
   /** Mailchimp's OAuth endpoints' base (`/oauth2/authorize`, `/oauth2/token`, `/oauth2/metadata`). */
-  MAILVET_MAILCHIMP_LOGIN_URL: optionalText
-    .transform((value) => value ?? 'https://login.mailchimp.com')
-    .refine(isHttpUrl, { message: 'must be an http(s) URL such as https://login.mailchimp.com' }),
+  MAILVET_MAILCHIMP_LOGIN_URL: httpUrl('https://login.mailchimp.com'),
   /** The registered OAuth app of this service: both set enable "Connect Mailchimp" by OAuth. */
   MAILVET_MAILCHIMP_CLIENT_ID: optionalText,
   MAILVET_MAILCHIMP_CLIENT_SECRET: optionalText,
   /** HubSpot's API base (`/crm/v3/…`, `/oauth/v3/token`); tests and the demo point it at the emulator. */
-  MAILVET_HUBSPOT_BASE_URL: optionalText
-    .transform((value) => value ?? 'https://api.hubapi.com')
-    .refine(isHttpUrl, { message: 'must be an http(s) URL such as https://api.hubapi.com' }),
+  MAILVET_HUBSPOT_BASE_URL: httpUrl('https://api.hubapi.com'),
   /** Where HubSpot's consent page is (`/oauth/authorize`). */
-  MAILVET_HUBSPOT_LOGIN_URL: optionalText
-    .transform((value) => value ?? 'https://app.hubspot.com')
-    .refine(isHttpUrl, { message: 'must be an http(s) URL such as https://app.hubspot.com' }),
+  MAILVET_HUBSPOT_LOGIN_URL: httpUrl('https://app.hubspot.com'),
   /** The registered HubSpot app of this service: both set enable "Connect HubSpot" by OAuth and its webhooks. */
   MAILVET_HUBSPOT_CLIENT_ID: optionalText,
   MAILVET_HUBSPOT_CLIENT_SECRET: optionalText,
@@ -407,11 +403,13 @@ const envSchema = z.object({
    * and it is the origin unsafe requests with a session must come from. `http://localhost:$PORT`
    * when unset.
    */
-  MAILVET_PUBLIC_URL: optionalText.refine((value) => value === undefined || isHttpUrl(value), {
-    message: 'must be an http(s) URL such as https://verify.example.com',
-  }),
+  MAILVET_PUBLIC_URL: optionalText.check(
+    z.refine((value) => value === undefined || isHttpUrl(value), {
+      message: 'must be an http(s) URL such as https://verify.example.com',
+    }),
+  ),
   /** `open`: anyone may sign up in the dashboard; `closed`: users are made with `mailvet users create`. */
-  MAILVET_SIGNUP: z.enum(['open', 'closed']).default('open'),
+  MAILVET_SIGNUP: z._default(z.enum(['open', 'closed']), 'open'),
   /**
    * New accounts a day the dashboard's sign-up makes, all clients and processes together: that many
    * in a row, then refilled evenly through the day; past it, 429. Bounds the free quota an abuser
@@ -425,15 +423,17 @@ const envSchema = z.object({
    */
   MAILVET_MAIL_URL: mailRelay,
   /** The From of account mail, `Mailvet <no-reply@example.com>` or a bare address; required with MAILVET_MAIL_URL. */
-  MAILVET_MAIL_FROM: optionalText.refine((value) => value === undefined || MAIL_FROM.test(value), {
-    message: 'must be an address such as no-reply@example.com or Mailvet <no-reply@example.com>',
-  }),
+  MAILVET_MAIL_FROM: optionalText.check(
+    z.refine((value) => value === undefined || MAIL_FROM.test(value), {
+      message: 'must be an address such as no-reply@example.com or Mailvet <no-reply@example.com>',
+    }),
+  ),
   /** Prometheus `/metrics` on a listener of its own at HOST:this port (0: any free one); unset: none. */
-  MAILVET_METRICS_PORT: optionalText.transform((value, ctx) => {
+  MAILVET_METRICS_PORT: then(optionalText, (value, ctx) => {
     if (value === undefined) return undefined;
     const port = Number(value);
     if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
-    ctx.addIssue({ code: 'custom', message: 'must be an integer from 0 to 65535' });
+    refuse(ctx, 'must be an integer from 0 to 65535');
     return z.NEVER;
   }),
   /**
@@ -442,19 +442,31 @@ const envSchema = z.object({
    */
   MAILVET_METRICS_TOKEN: optionalText,
   /** pino log level of the process: fatal, error, warn, info, debug, trace or silent. */
-  MAILVET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MAILVET_LOG_LEVEL: z._default(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    'info',
+  ),
 });
 
 /** What no single key can say: MAILVET_MAIL_URL needs a From. */
-const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
-  if (env.MAILVET_MAIL_URL !== undefined && env.MAILVET_MAIL_FROM === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['MAILVET_MAIL_FROM'],
-      message: 'is required with MAILVET_MAIL_URL: the From of account mail, such as no-reply@example.com',
-    });
-  }
-});
+const checkedEnvSchema = envSchema.check(
+  z.superRefine((env, ctx) => {
+    if (env.MAILVET_MAIL_URL !== undefined && env.MAILVET_MAIL_FROM === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MAILVET_MAIL_FROM'],
+        message: 'is required with MAILVET_MAIL_URL: the From of account mail, such as no-reply@example.com',
+      });
+    }
+  }),
+);
+
+/** An http(s) URL, `fallback` when unset. */
+function httpUrl(fallback: string) {
+  return then(optionalText, (value) => value ?? fallback).check(
+    z.refine(isHttpUrl, { message: `must be an http(s) URL such as ${fallback}` }),
+  );
+}
 
 function isHttpUrl(value: string): boolean {
   try {

@@ -2,7 +2,7 @@
  * Plans: monthly verification and bulk-request quotas and a per-second rate. Built-in
  * plans can be replaced by a JSON file (MAILVET_PLANS); a key may override its plan's figures.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Figures } from './ports.ts';
 
 /** A plan's figures. */
@@ -88,27 +88,30 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
  */
 export const DEFAULT_PLAN = 'free';
 
-const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const whole = (min: number, max: number) => z.int().check(z.minimum(min), z.maximum(max));
+const count = whole(0, Number.MAX_SAFE_INTEGER);
 
 /** The MAILVET_PLANS file: `{"name": {"monthly_verifications", "monthly_bulk_requests", "rate_limit_per_second"}}`. */
 export const plansFileSchema = z
   .record(
-    z.string().regex(/^[a-z0-9_-]{1,40}$/, 'plan names are 1-40 of a-z 0-9 _ -'),
+    z.string().check(z.regex(/^[a-z0-9_-]{1,40}$/, 'plan names are 1-40 of a-z 0-9 _ -')),
     z.object({
       monthly_verifications: count,
       monthly_bulk_requests: count,
-      rate_limit_per_second: z.number().int().min(1).max(100_000),
-      max_running_lists: z.number().int().min(1).max(1_000).optional(),
-      max_stored_rows: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
-      max_unfinished_lists: z.number().int().min(1).max(100_000).optional(),
-      retention_days: z.number().int().min(1).max(3650).optional(),
-      max_feedback_events: z.number().int().min(0).max(1_000_000_000).optional(),
+      rate_limit_per_second: whole(1, 100_000),
+      max_running_lists: z.optional(whole(1, 1_000)),
+      max_stored_rows: z.optional(whole(1, Number.MAX_SAFE_INTEGER)),
+      max_unfinished_lists: z.optional(whole(1, 100_000)),
+      retention_days: z.optional(whole(1, 3650)),
+      max_feedback_events: z.optional(whole(0, 1_000_000_000)),
     }),
   )
-  .refine((plans) => Object.keys(plans).length > 0, 'at least one plan')
-  .refine(
-    (plans) => DEFAULT_PLAN in plans,
-    `a "${DEFAULT_PLAN}" plan (accounts whose plan is gone use its figures)`,
+  .check(
+    z.refine((plans) => Object.keys(plans).length > 0, 'at least one plan'),
+    z.refine(
+      (plans) => DEFAULT_PLAN in plans,
+      `a "${DEFAULT_PLAN}" plan (accounts whose plan is gone use its figures)`,
+    ),
   );
 
 /** Parses a plans file's JSON text; throws an Error naming what is wrong. */

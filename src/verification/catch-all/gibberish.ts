@@ -2,7 +2,7 @@
  * A small gibberish measure for local parts, 0 (reads like a name) to 1 (keyboard mash or random
  * letters), from three plain features, the largest of which wins:
  * - letter pairs: the mean log-likelihood of the word's letter pairs (with start and end) under a
- *   bigram table computed, when this module loads, from the listed given names and surnames and
+ *   bigram table computed, at the first measure, from the listed given names and surnames and
  *   the role names (`info`, `support`: words people do use as mailboxes); scaled so that the
  *   training words' 90th percentile is 0 and random letters' expected value is 1;
  *   the best of the words as they are and without a glued-on initial (`jwilson`, `maryj`);
@@ -40,18 +40,42 @@ ROWS.forEach((keys, row) => {
 
 const code = (char: string) => char.charCodeAt(0) - 97;
 
-/** The words the bigram table learns from: listed names, and role names (stored folded, a–z). */
-const TRAINING_WORDS: readonly string[] = [
-  ...listedNames(),
-  ...Object.values(roleData.groups)
-    .flat()
-    .filter((name) => /^[a-z]+$/.test(name)),
-];
+/** The bigram table and the scale of its measure: built at the first measure, not at every start. */
+interface PairModel {
+  /** log P(next | previous) for every pair of symbols, from the training words. */
+  logProbability: Float64Array;
+  /**
+   * The scale of the letter-pair feature: 0 at the training words' 90th percentile (so all but the
+   * oddest tenth of real names read 0), 1 at random letters' expected value.
+   */
+  wordsP90: number;
+  random: number;
+}
 
-/** log P(next | previous) for every pair of symbols, from the training words. */
-const LOG_PROBABILITY: Float64Array = (() => {
+let pairModel: PairModel | undefined;
+
+function model(): PairModel {
+  if (pairModel !== undefined) return pairModel;
+  /** The words the bigram table learns from: listed names, and role names (stored folded, a–z). */
+  const trainingWords: readonly string[] = [
+    ...listedNames(),
+    ...Object.values(roleData.groups)
+      .flat()
+      .filter((name) => /^[a-z]+$/.test(name)),
+  ];
+  const logProbability = bigramTable(trainingWords);
+  const values = trainingWords
+    .filter((word) => word.length >= MIN_LETTERS)
+    .map((word) => meanPairLogLikelihood(logProbability, [word]))
+    .sort((a, b) => b - a);
+  const wordsP90 = values[Math.floor(values.length * 0.9)] ?? 0;
+  pairModel = { logProbability, wordsP90, random: randomLettersMean(logProbability) };
+  return pairModel;
+}
+
+function bigramTable(trainingWords: readonly string[]): Float64Array {
   const counts = new Float64Array(SYMBOLS * SYMBOLS);
-  for (const name of TRAINING_WORDS) {
+  for (const name of trainingWords) {
     let previous = BOUNDARY;
     for (const char of name) {
       const current = code(char);
@@ -71,47 +95,39 @@ const LOG_PROBABILITY: Float64Array = (() => {
     }
   }
   return table;
-})();
+}
 
 /** Mean log-likelihood of a word's letter pairs, start and end included. */
-function meanPairLogLikelihood(words: readonly string[]): number {
+function meanPairLogLikelihood(logProbability: Float64Array, words: readonly string[]): number {
   let sum = 0;
   let pairs = 0;
   for (const word of words) {
     let previous = BOUNDARY;
     for (const char of word) {
       const current = code(char);
-      sum += LOG_PROBABILITY[previous * SYMBOLS + current]!;
+      sum += logProbability[previous * SYMBOLS + current]!;
       pairs++;
       previous = current;
     }
-    sum += LOG_PROBABILITY[previous * SYMBOLS + BOUNDARY]!;
+    sum += logProbability[previous * SYMBOLS + BOUNDARY]!;
     pairs++;
   }
   return pairs === 0 ? 0 : sum / pairs;
 }
 
-/**
- * The scale of the letter-pair feature: 0 at the training words' 90th percentile (so all but the
- * oddest tenth of real names read 0), 1 at random letters' expected value.
- */
-const PAIR_SCALE = (() => {
-  const values = TRAINING_WORDS.filter((word) => word.length >= MIN_LETTERS)
-    .map((word) => meanPairLogLikelihood([word]))
-    .sort((a, b) => b - a);
-  const wordsP90 = values[Math.floor(values.length * 0.9)] ?? 0;
+/** The expected mean log-likelihood of random letters. */
+function randomLettersMean(logProbability: Float64Array): number {
   // Expected mean over an 8-letter random word: 1 start pair, 7 inner pairs, 1 end pair.
   let start = 0;
   let end = 0;
   let inner = 0;
   for (let a = 0; a < 26; a++) {
-    start += LOG_PROBABILITY[BOUNDARY * SYMBOLS + a]! / 26;
-    end += LOG_PROBABILITY[a * SYMBOLS + BOUNDARY]! / 26;
-    for (let b = 0; b < 26; b++) inner += LOG_PROBABILITY[a * SYMBOLS + b]! / (26 * 26);
+    start += logProbability[BOUNDARY * SYMBOLS + a]! / 26;
+    end += logProbability[a * SYMBOLS + BOUNDARY]! / 26;
+    for (let b = 0; b < 26; b++) inner += logProbability[a * SYMBOLS + b]! / (26 * 26);
   }
-  const random = (start + 7 * inner + end) / 9;
-  return { wordsP90, random };
-})();
+  return (start + 7 * inner + end) / 9;
+}
 
 const clamp01 = (value: number) => (value < 0 ? 0 : value > 1 ? 1 : value);
 
@@ -127,8 +143,11 @@ export function gibberishOf(folded: string): GibberishMeasure {
     }
   }
   if (letters < MIN_LETTERS || foreign > 0) return NOT_JUDGED;
-  const pairs = Math.max(...initialVariants(words).map(meanPairLogLikelihood));
-  const letterPairs = clamp01((PAIR_SCALE.wordsP90 - pairs) / (PAIR_SCALE.wordsP90 - PAIR_SCALE.random));
+  const { logProbability, wordsP90, random } = model();
+  const pairs = Math.max(
+    ...initialVariants(words).map((variant) => meanPairLogLikelihood(logProbability, variant)),
+  );
+  const letterPairs = clamp01((wordsP90 - pairs) / (wordsP90 - random));
   const consonantRun = clamp01((longestConsonantRun(words) - 4) / 2);
   const keyboardRows = letters >= 5 ? clamp01((adjacentKeyShare(words) - 0.35) / 0.4) : 0;
   return {

@@ -3,7 +3,16 @@
  * whatever the name, while lists repeat their domains. Pure functions of the name, so a bounded
  * module-level cache changes nothing but speed.
  */
-import { toASCII, toUnicode } from 'tr46';
+import { createRequire } from 'node:module';
+import type * as Tr46 from 'tr46';
+
+/**
+ * tr46 and its tables (a quarter of a megabyte of code) are loaded with the first name that needs
+ * them: normalize.ts takes plain ASCII names, nearly every domain, without them, so a start does not
+ * parse them.
+ */
+let tr46: typeof Tr46 | undefined;
+const uts46 = (): typeof Tr46 => (tr46 ??= createRequire(import.meta.url)('tr46') as typeof Tr46);
 
 /** IDNA2008 as UTS-46 profiles it for host names: nontransitional, STD3 rules, DNS lengths. */
 const IDNA_OPTIONS = {
@@ -37,9 +46,9 @@ const A_LABEL = /xn--/i;
 const cache = new Map<string, DomainForms>();
 
 function convert(domain: string): DomainForms {
-  const ascii = toASCII(domain, TO_ASCII_OPTIONS);
+  const ascii = uts46().toASCII(domain, TO_ASCII_OPTIONS);
   if (ascii === null) return INVALID;
-  return { ascii, unicode: A_LABEL.test(ascii) ? toUnicode(ascii, IDNA_OPTIONS).domain : ascii };
+  return { ascii, unicode: A_LABEL.test(ascii) ? uts46().toUnicode(ascii, IDNA_OPTIONS).domain : ascii };
 }
 
 /** UTS-46 ToASCII and ToUnicode of a domain name (not an address literal). */
@@ -62,5 +71,5 @@ export function idnaForms(domain: string): DomainForms {
  */
 export function asciiDomainIgnoringLength(domain: string): string | null {
   if (domain.length > MAX_DOMAIN_INPUT_LENGTH) return null;
-  return toASCII(domain, IDNA_OPTIONS);
+  return uts46().toASCII(domain, IDNA_OPTIONS);
 }
