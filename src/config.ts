@@ -2,15 +2,10 @@
  * Configuration: parsed once at start-up from the environment by one schema.
  * Each key is documented beside its parser; README's configuration table mirrors this file.
  */
-import { en } from 'zod/locales';
-import * as z from 'zod/mini';
-
-// zod's functional build (zod/mini) holds a twentieth of the code the chained one makes every
-// start load and compile; its messages are English only once told so.
-z.config(en());
+import { z } from './zod.ts';
 
 /** `schema`, then `transform` of its output. */
-const then = <S extends z.ZodMiniType, O>(
+const andThen = <S extends z.ZodMiniType, O>(
   schema: S,
   transform: (value: z.output<S>, ctx: z.core.ParsePayload) => O,
 ) => z.pipe(schema, z.transform(transform));
@@ -21,12 +16,12 @@ function refuse(ctx: z.core.ParsePayload, message: string): void {
 }
 
 const booleanFlag = (fallback: boolean) =>
-  then(z.optional(z.enum(['true', 'false', '1', '0', 'yes', 'no', ''])), (value) =>
+  andThen(z.optional(z.enum(['true', 'false', '1', '0', 'yes', 'no', ''])), (value) =>
     value === undefined || value === '' ? fallback : ['true', '1', 'yes'].includes(value),
   );
 
 const integer = (fallback: number, min: number, max: number) =>
-  then(z.optional(z.string()), (value, ctx) => {
+  andThen(z.optional(z.string()), (value, ctx) => {
     if (value === undefined || value.trim() === '') return fallback;
     const parsed = Number(value);
     if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
@@ -36,12 +31,12 @@ const integer = (fallback: number, min: number, max: number) =>
     return parsed;
   });
 
-const optionalText = then(z.optional(z.string()), (value) =>
+const optionalText = andThen(z.optional(z.string()), (value) =>
   value === undefined || value.trim() === '' ? undefined : value.trim(),
 );
 
 /** `host[:port]` entries, comma-separated; IPv6 as `[::1]:53`. */
-const dnsServers = then(z.optional(z.string()), (value) =>
+const dnsServers = andThen(z.optional(z.string()), (value) =>
   (value ?? '')
     .split(',')
     .map((entry) => entry.trim())
@@ -50,7 +45,7 @@ const dnsServers = then(z.optional(z.string()), (value) =>
 
 /** Comma-separated names, lower-cased; unset means `fallback`, set but empty means none. */
 const nameList = (fallback: readonly string[]) =>
-  then(z.optional(z.string()), (value) =>
+  andThen(z.optional(z.string()), (value) =>
     value === undefined
       ? [...fallback]
       : value
@@ -77,7 +72,7 @@ const HELO_NAME =
  * `socks5://[user:pass@]host:port[#helo=name]` entries, comma-separated. A bad entry is named by
  * its number and its text with the password masked: start-up errors end up in logs.
  */
-const smtpProxies = then(z.optional(z.string()), (value, ctx) => {
+const smtpProxies = andThen(z.optional(z.string()), (value, ctx) => {
   const entries = (value ?? '')
     .split(',')
     .map((entry) => entry.trim())
@@ -159,7 +154,7 @@ export interface MailRelay {
  * the start; 465), `smtp://…?tls=none` (plain text: loopback only). Problems never quote the URL:
  * its password would end up in logs.
  */
-const mailRelay = then(optionalText, (value, ctx) => {
+const mailRelay = andThen(optionalText, (value, ctx) => {
   if (value === undefined) return undefined;
   const parsed = parseMailRelay(value);
   if (typeof parsed !== 'string') return parsed;
@@ -214,7 +209,7 @@ const envSchema = z.object({
   /** Listen port of the HTTP API and dashboard. */
   PORT: integer(8080, 0, 65535),
   /** Listen address. */
-  HOST: then(optionalText, (value) => value ?? '0.0.0.0'),
+  HOST: andThen(optionalText, (value) => value ?? '0.0.0.0'),
   /** Open sockets in all; Node drops new ones past it. */
   MAILVET_MAX_CONNECTIONS: integer(10_000, 1, 1_000_000),
   /** Open sockets from one client address (behind a proxy: the proxy's; limit clients there). */
@@ -231,7 +226,7 @@ const envSchema = z.object({
   /** An idle keep-alive socket is closed after this, ms. */
   MAILVET_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 100, 600_000),
   /** SQLite file and local state in embedded mode. */
-  MAILVET_DATA_DIR: then(optionalText, (value) => value ?? './data'),
+  MAILVET_DATA_DIR: andThen(optionalText, (value) => value ?? './data'),
   /** PostgreSQL URL: switches the store to PostgreSQL (scale-out). */
   DATABASE_URL: optionalText,
   /** Redis URL: switches rate limits, caches and the queue to Redis (scale-out). */
@@ -253,7 +248,7 @@ const envSchema = z.object({
    * The plan new accounts get: sign-up, and `accounts create` or `keys create` without --plan. Its
    * name is checked here, and at start against the plans in force (built-in or MAILVET_PLANS).
    */
-  MAILVET_DEFAULT_PLAN: then(optionalText, (value) => value ?? 'free').check(
+  MAILVET_DEFAULT_PLAN: andThen(optionalText, (value) => value ?? 'free').check(
     z.refine((value) => /^[a-z0-9_-]{1,40}$/.test(value), {
       message: 'must be a plan name: 1-40 of a-z 0-9 _ -',
     }),
@@ -313,7 +308,10 @@ const envSchema = z.object({
    * Mailchimp's API base, `{dc}` replaced by the account's data centre; `/3.0/…` is appended (tests
    * and the local demo point it at the emulator).
    */
-  MAILVET_MAILCHIMP_BASE_URL: then(optionalText, (value) => value ?? 'https://{dc}.api.mailchimp.com').check(
+  MAILVET_MAILCHIMP_BASE_URL: andThen(
+    optionalText,
+    (value) => value ?? 'https://{dc}.api.mailchimp.com',
+  ).check(
     z.refine((value) => value.includes('{dc}') && isHttpUrl(value.replace('{dc}', 'us1')), {
       message: 'must be an http(s) URL with {dc} in it, such as https://{dc}.api.mailchimp.com',
     }),
@@ -429,7 +427,7 @@ const envSchema = z.object({
     }),
   ),
   /** Prometheus `/metrics` on a listener of its own at HOST:this port (0: any free one); unset: none. */
-  MAILVET_METRICS_PORT: then(optionalText, (value, ctx) => {
+  MAILVET_METRICS_PORT: andThen(optionalText, (value, ctx) => {
     if (value === undefined) return undefined;
     const port = Number(value);
     if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
@@ -463,7 +461,7 @@ const checkedEnvSchema = envSchema.check(
 
 /** An http(s) URL, `fallback` when unset. */
 function httpUrl(fallback: string) {
-  return then(optionalText, (value) => value ?? fallback).check(
+  return andThen(optionalText, (value) => value ?? fallback).check(
     z.refine(isHttpUrl, { message: `must be an http(s) URL such as ${fallback}` }),
   );
 }

@@ -102,6 +102,14 @@ describe('plans', () => {
         ),
       /free\.monthly_verifications/,
     );
+    // In words, not zod's bare "Invalid input" (its functional build has no messages of its own).
+    assert.throws(
+      () =>
+        parsePlans(
+          '{"free": {"monthly_verifications": 1.5, "monthly_bulk_requests": 1, "rate_limit_per_second": 0}}',
+        ),
+      /free\.monthly_verifications: Invalid input: expected int, received number; free\.rate_limit_per_second: Too small: expected number to be >=1/,
+    );
   });
 
   it('applies per-key overrides over the plan, and falls back to free for an unknown plan', () => {

@@ -24,6 +24,8 @@ const ON_DEMAND = [
   'prom-client',
   'socks',
   'nodemailer',
+  // UTS-46 tables: loaded with the first internationalized domain (idna.ts).
+  'tr46',
 ];
 
 let dataDir: string;
@@ -66,6 +68,9 @@ describe('what a server loads at start', () => {
     for (const needed of ['fastify', 'better-sqlite3', 'kysely'])
       assert.ok(packages.includes(needed), needed);
     for (const onDemand of ON_DEMAND) assert.ok(!packages.includes(onDemand), `${onDemand} was loaded`);
+    // zod's functional build, not the chained one, which is twenty times its size.
+    assert.ok(packages.includes('zod/mini'));
+    assert.ok(!packages.includes('zod'), 'the chained build of zod was loaded');
   });
 
   it('scale-out: the PostgreSQL, Redis and BullMQ drivers are loaded', async (t) => {
