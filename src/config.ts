@@ -2,7 +2,8 @@
  * Configuration: parsed once at start-up from the environment by one schema.
  * Each key is documented beside its parser; README's configuration table mirrors this file.
  */
-import { z } from './zod.ts';
+import * as z from 'zod/mini';
+import './zod-messages.ts';
 
 /** `schema`, then `transform` of its output. */
 const andThen = <S extends z.ZodMiniType, O>(

@@ -2,7 +2,8 @@
  * Plans: monthly verification and bulk-request quotas and a per-second rate. Built-in
  * plans can be replaced by a JSON file (MAILVET_PLANS); a key may override its plan's figures.
  */
-import { z } from '../zod.ts';
+import * as z from 'zod/mini';
+import '../zod-messages.ts';
 import type { Figures } from './ports.ts';
 
 /** A plan's figures. */
