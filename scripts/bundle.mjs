@@ -113,7 +113,6 @@ const deferredPlugin = {
           ...calls,
         ].join('\n'),
         loader: 'js',
-        resolveDir: root,
       };
     });
   },
