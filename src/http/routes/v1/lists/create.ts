@@ -22,6 +22,7 @@ import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses
 import {
   limitBytes,
   multipartCsv,
+  takingTurns,
   type UploadTimeouts,
   uploadTooLarge,
   withTimeouts,
@@ -141,7 +142,8 @@ async function readUpload(
   // A body announced over the limit is refused before a byte of it is read.
   if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES)
     throw new UploadError('payload_too_large', uploadTooLarge(MAX_UPLOAD_BYTES));
-  const body = () => limitBytes(withTimeouts(request.body as Readable, timeouts), MAX_UPLOAD_BYTES);
+  const body = () =>
+    limitBytes(takingTurns(withTimeouts(request.body as Readable, timeouts)), MAX_UPLOAD_BYTES);
   if (mediaType === 'application/json') {
     const upload = readJsonUpload(body(), { maxRows });
     return {
