@@ -50,13 +50,27 @@ interface Figures {
   keysCreateMs: number;
 }
 
+/**
+ * The caller's environment without what would move a start away from the README's `npm start`
+ * (embedded SQLite, defaults): a shell that ran the PostgreSQL bench or the tests with
+ * DATABASE_URL set made every `serve` here a scale-out start that refused to run without its key.
+ */
+function shippedEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => name !== 'DATABASE_URL' && name !== 'REDIS_URL' && !name.startsWith('MAILVET_'),
+    ),
+  );
+  return { ...inherited, ...env };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function timed(root: string, args: string[], env: Record<string, string>): number {
   const started = performance.now();
   const result = spawnSync(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: shippedEnv(env),
     stdio: 'ignore',
   });
   if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}`);
@@ -81,9 +95,15 @@ async function serveOnce(
   const started = performance.now();
   const child = spawn(process.execPath, ['bin/mailvet', 'serve'], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: 'ignore',
+    env: shippedEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // What a serve that died said last, for the error.
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
@@ -91,7 +111,8 @@ async function serveOnce(
         () => false,
       );
       if (ok) break;
-      if (child.exitCode !== null) throw new Error(`serve in ${root} exited ${child.exitCode}`);
+      if (child.exitCode !== null)
+        throw new Error(`serve in ${root} exited ${child.exitCode}: ${stderr.trim() || 'nothing on stderr'}`);
       if (performance.now() - started > 30_000) throw new Error('no /healthz within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -100,8 +121,9 @@ async function serveOnce(
     await new Promise((resolve) => setTimeout(resolve, 2000));
     return { healthzMs, healthzCpuMs, idleRssMb: (await memory(child.pid!)).rssKb / 1024 };
   } finally {
+    // Listened for from the spawn: a serve that died before this point has already sent 'exit'.
     child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await exited;
   }
 }
 
