@@ -124,6 +124,8 @@ export function startChild(
 }
 
 export function stopChild(child: Child): Promise<void> {
+  // A server that died under load has sent its 'exit' already: waiting for another would hang.
+  if (child.process.exitCode !== null || child.process.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.process.removeAllListeners('exit');
     child.process.once('exit', () => resolve());
