@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -88,8 +88,9 @@ async function loadedAtServe(): Promise<number> {
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (seen.has(file)) continue;
     seen.add(file);
-    const text = await readFile(file, 'utf8');
-    bytes += (await stat(file)).size;
+    const code = await readFile(file);
+    bytes += code.length;
+    const text = code.toString('utf8');
     for (const [, relative] of text.matchAll(/(?:^|[;}\s])import\s*(?:[^'"()]*?from\s*)?["'](\.[^"']+)["']/g))
       pending.push(join(dirname(file), relative!));
   }

@@ -19,14 +19,7 @@ import { webhookSecretFor } from '../../../../webhooks/signature.ts';
 import { ApiError } from '../../../errors.ts';
 import { callerOf } from '../../../plugins/auth.ts';
 import { accountingHeaders, apiErrorResponses } from '../../../schemas/responses.ts';
-import {
-  limitBytes,
-  multipartCsv,
-  takingTurns,
-  type UploadTimeouts,
-  uploadTooLarge,
-  withTimeouts,
-} from './upload-body.ts';
+import { multipartCsv, type UploadTimeouts, uploadBytes, uploadTooLarge } from './upload-body.ts';
 
 export interface ListCreateDeps {
   lists: Pick<ListService, 'create' | 'room' | 'checkWebhookTarget'>;
@@ -142,8 +135,7 @@ async function readUpload(
   // A body announced over the limit is refused before a byte of it is read.
   if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES)
     throw new UploadError('payload_too_large', uploadTooLarge(MAX_UPLOAD_BYTES));
-  const body = () =>
-    limitBytes(takingTurns(withTimeouts(request.body as Readable, timeouts)), MAX_UPLOAD_BYTES);
+  const body = () => uploadBytes(request.body as Readable, timeouts, MAX_UPLOAD_BYTES);
   if (mediaType === 'application/json') {
     const upload = readJsonUpload(body(), { maxRows });
     return {

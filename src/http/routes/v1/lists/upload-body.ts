@@ -48,7 +48,7 @@ export async function* withTimeouts<T>(
 }
 
 /** The longest an upload is read and parsed before the event loop's other work gets a turn, ms. */
-export const UPLOAD_TURN_MS = 5;
+const UPLOAD_TURN_MS = 5;
 
 /**
  * Passes `source` through, handing the event loop back once `turnMs` went by since it last did.
@@ -67,6 +67,15 @@ export async function* takingTurns<T>(source: AsyncIterable<T>, turnMs = UPLOAD_
       turnStarted = performance.now();
     }
   }
+}
+
+/** An upload's bytes as its reader takes them: timed, taking turns with other work, capped. */
+export function uploadBytes(
+  source: AsyncIterable<Buffer | string>,
+  timeouts: UploadTimeouts,
+  maxBytes: number,
+): AsyncGenerator<Buffer> {
+  return limitBytes(takingTurns(withTimeouts(source, timeouts)), maxBytes);
 }
 
 /** Passes `source` through, failing once more than `maxBytes` arrived. */
@@ -151,7 +160,7 @@ export async function multipartCsv(
   const file = await nextFile();
   if (file === null)
     throw new UploadError('validation_failed', 'Send the CSV in the multipart field `file`', 'file');
-  const bytes = limitBytes(takingTurns(withTimeouts(file.file, options.timeouts)), options.maxBytes);
+  const bytes = uploadBytes(file.file, options.timeouts, options.maxBytes);
   async function* fileThenLaterFields(): AsyncGenerator<Buffer> {
     yield* uploadErrorsOnly(bytes);
     // Fields after the file (a form that puts `name` last) still count: they are read into
